@@ -1,0 +1,24 @@
+//! Host requests as the workload produces them and the host interface consumes them.
+
+/// Direction of a host request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoKind {
+    Read,
+    Write,
+}
+
+/// One block-device request from the host. Addresses are in bytes of the logical space the
+/// workload sees; the host interface folds them onto the drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostRequest {
+    /// Arrival time in nanoseconds from the start of the workload. Used by open-loop replay;
+    /// closed-loop replay ignores it.
+    pub arrival_ns: u64,
+    pub kind: IoKind,
+    /// Byte offset of the first byte.
+    pub offset: u64,
+    /// Length in bytes (at least 1).
+    pub size: u64,
+    /// Stream / namespace tag (hint commands, hot/cold separation); 0 when unknown.
+    pub stream: u16,
+}
