@@ -9,8 +9,8 @@ mod synthetic;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::host::request::{HostRequest, IoKind};
 use crate::error::{Error, Result};
+pub use crate::host::request::{HostRequest, IoKind};
 
 /// A stream of host requests.
 pub trait Workload: Send {

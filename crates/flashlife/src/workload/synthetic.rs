@@ -30,7 +30,8 @@ impl UniformRandom {
 
 impl Workload for UniformRandom {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
-        let kind = if self.read_ratio > 0.0 && self.rng.gen::<f64>() < self.read_ratio { IoKind::Read } else { IoKind::Write };
+        let kind =
+            if self.read_ratio > 0.0 && self.rng.gen::<f64>() < self.read_ratio { IoKind::Read } else { IoKind::Write };
         let slot = self.rng.gen_range(0..self.slots);
         Ok(Some(HostRequest { arrival_ns: 0, kind, offset: slot * self.size, size: self.size, stream: 0 }))
     }
