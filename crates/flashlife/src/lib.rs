@@ -1,10 +1,18 @@
 //! flashlife: a fast, physics-aware, trace-driven SSD simulator.
 //!
-//! Data flows one way: workload -> host interface -> write buffer -> FTL -> flash model ->
-//! engine -> stats. See `docs/architecture.md`.
+//! Data flows one way: workload -> host interface -> FTL -> flash model -> engine -> stats.
+//! See `docs/architecture.md`.
 
+pub mod config;
+pub mod engine;
 pub mod error;
+pub mod flash;
+pub mod ftl;
 pub mod host;
+pub mod sim;
+pub mod stats;
 pub mod workload;
 
+pub use config::{Config, ConfigBuilder};
 pub use error::{Error, Result};
+pub use sim::{run_to_dir, RunOutput, Simulator};

@@ -50,6 +50,11 @@ impl Default for WorkloadConfig {
 }
 
 impl WorkloadConfig {
+    /// True when request arrival times must be honoured (open-loop replay).
+    pub fn open_loop(&self) -> bool {
+        false
+    }
+
     /// Check ranges; errors name the dotted key under `workload.`.
     pub fn validate(&self) -> Result<()> {
         if !(0.0..=1.0).contains(&self.read_ratio) {

@@ -1,0 +1,238 @@
+//! Layered configuration: defaults <- preset <- file <- `--set` overrides, merged as TOML
+//! trees, then checked key by key against the schema before being read into [`Config`].
+
+use toml::{Table, Value};
+
+use super::{presets, Config};
+use crate::error::{Error, Result};
+
+/// Keys that are valid although the default configuration leaves them out.
+const OPTIONAL_KEYS: &[&str] = &["capacity.overprovisioning", "capacity.reserve"];
+
+/// Builds a [`Config`] from layers.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    tree: Table,
+    schema: Table,
+}
+
+impl Default for ConfigBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn default_tree() -> Table {
+    match Value::try_from(Config::default()) {
+        Ok(Value::Table(t)) => t,
+        _ => Table::new(),
+    }
+}
+
+impl ConfigBuilder {
+    /// Start from the documented defaults.
+    pub fn new() -> Self {
+        let tree = default_tree();
+        ConfigBuilder { schema: tree.clone(), tree }
+    }
+
+    /// Merge a named preset.
+    pub fn preset(mut self, name: &str) -> Result<Self> {
+        let p = presets::find(name).ok_or_else(|| {
+            let names: Vec<&str> = presets::ALL.iter().map(|p| p.name).collect();
+            let mut e = Error::config("preset", name, format!("one of: {}", names.join(", ")));
+            if let Error::Config { suggestion, .. } = &mut e {
+                *suggestion = closest(name, names.iter().copied());
+            }
+            e
+        })?;
+        self = self.toml_str(p.toml, &format!("preset {}", p.name))?;
+        Ok(self)
+    }
+
+    /// Merge a TOML document; `origin` names it in errors.
+    pub fn toml_str(mut self, text: &str, origin: &str) -> Result<Self> {
+        let layer: Table = text.parse::<Table>().map_err(|e| {
+            let msg = e.message().to_string();
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1)).unwrap_or(0);
+            Error::Run(format!("{origin}:{line}: {msg}"))
+        })?;
+        self.merge_layer(layer, "")?;
+        Ok(self)
+    }
+
+    /// Merge a TOML file.
+    pub fn file(self, path: &str) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        self.toml_str(&text, path)
+    }
+
+    /// Apply `a.b.c=value`; the value is read as TOML (number, bool, string, array), or as a
+    /// bare string when it is not valid TOML.
+    pub fn set(mut self, assignment: &str) -> Result<Self> {
+        let (key, raw) = assignment
+            .split_once('=')
+            .ok_or_else(|| Error::config(assignment, "", "an assignment of the form key.path=value".to_string()))?;
+        let key = key.trim();
+        let raw = raw.trim();
+        let value = match format!("v = {raw}").parse::<Table>() {
+            Ok(mut t) => t.remove("v").unwrap_or(Value::String(raw.to_string())),
+            Err(_) => Value::String(raw.to_string()),
+        };
+        let mut layer = Table::new();
+        let parts: Vec<&str> = key.split('.').collect();
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(Error::config(key, raw, "a dotted key such as geometry.channels"));
+        }
+        let mut cur = &mut layer;
+        for p in &parts[..parts.len() - 1] {
+            cur = match cur.entry(p.to_string()).or_insert_with(|| Value::Table(Table::new())) {
+                Value::Table(t) => t,
+                _ => unreachable!("fresh tables only"),
+            };
+        }
+        cur.insert(parts[parts.len() - 1].to_string(), value);
+        self.merge_layer(layer, "")?;
+        Ok(self)
+    }
+
+    fn merge_layer(&mut self, layer: Table, _origin: &str) -> Result<()> {
+        check_keys(&layer, &self.schema, "")?;
+        // Capacity is stated one way per layer: a layer that states one drops the other.
+        if let Some(Value::Table(cap)) = layer.get("capacity") {
+            let has_op = cap.contains_key("overprovisioning");
+            let has_r = cap.contains_key("reserve");
+            if has_op && has_r {
+                return Err(Error::config(
+                    "capacity",
+                    "overprovisioning and reserve",
+                    "only one of capacity.overprovisioning and capacity.reserve",
+                ));
+            }
+            if let Some(Value::Table(tc)) = self.tree.get_mut("capacity") {
+                if has_op {
+                    tc.remove("reserve");
+                }
+                if has_r {
+                    tc.remove("overprovisioning");
+                }
+            }
+        }
+        merge(&mut self.tree, layer);
+        Ok(())
+    }
+
+    /// Read the merged tree into a validated [`Config`].
+    pub fn build(self) -> Result<Config> {
+        let cfg: Config = Value::Table(self.tree).try_into().map_err(|e: toml::de::Error| type_error(&e))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+fn type_error(e: &toml::de::Error) -> Error {
+    // serde's messages name the field in backticks; keep them whole, on one line.
+    let msg = e.message().replace('\n', " ");
+    Error::Run(format!("config: {msg}"))
+}
+
+fn merge(base: &mut Table, layer: Table) {
+    for (k, v) in layer {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Table(b)), Value::Table(l)) => merge(b, l),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    candidates
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(s, _)| *s > 0.75)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.to_string())
+}
+
+fn check_keys(layer: &Table, schema: &Table, prefix: &str) -> Result<()> {
+    for (k, v) in layer {
+        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        match schema.get(k) {
+            Some(Value::Table(sub)) => match v {
+                Value::Table(t) => check_keys(t, sub, &path)?,
+                other => return Err(Error::config(&path, other, "a table of keys")),
+            },
+            Some(_) => {}
+            None if OPTIONAL_KEYS.contains(&path.as_str()) => {}
+            None => {
+                let mut names: Vec<String> = schema.keys().map(|s| s.to_string()).collect();
+                if prefix == "capacity" {
+                    names.extend(["overprovisioning".to_string(), "reserve".to_string()]);
+                }
+                let suggestion = closest(k, names.iter().map(|s| s.as_str())).map(|s| {
+                    if prefix.is_empty() {
+                        s
+                    } else {
+                        format!("{prefix}.{s}")
+                    }
+                });
+                let expected = if names.is_empty() {
+                    "no keys here".to_string()
+                } else {
+                    format!("unknown key; valid keys here: {}", names.join(", "))
+                };
+                return Err(Error::Config { key: path, value: String::new(), expected, suggestion });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_build() {
+        let c = ConfigBuilder::new().build().unwrap();
+        assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn set_and_partial_tables_keep_defaults() {
+        let c = ConfigBuilder::new().set("flash.slc.read_us=30").unwrap().build().unwrap();
+        assert_eq!(c.flash.slc.read_us, 30.0);
+        assert_eq!(c.flash.slc.program_us, Config::default().flash.slc.program_us);
+    }
+
+    #[test]
+    fn unknown_key_suggests() {
+        let e = ConfigBuilder::new().set("geometry.chanels=4").unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("geometry.chanels"), "{s}");
+        assert!(s.contains("did you mean `geometry.channels`"), "{s}");
+    }
+
+    #[test]
+    fn reserve_replaces_default_overprovisioning() {
+        let c = ConfigBuilder::new().set("capacity.reserve=0.2").unwrap().build().unwrap();
+        assert_eq!(c.capacity.reserve, Some(0.2));
+        assert_eq!(c.capacity.overprovisioning, None);
+        assert!((c.capacity.overprovisioning() - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        for (set, key) in [
+            ("geometry.channels=0", "geometry.channels"),
+            ("capacity.overprovisioning=-0.1", "capacity.overprovisioning"),
+            ("flash.page_size=100", "flash.page_size"),
+            ("gc.victim=\"greddy\"", "gc.victim"),
+        ] {
+            let e = ConfigBuilder::new().set(set).and_then(|b| b.build()).unwrap_err().to_string();
+            assert!(e.contains(key), "{set}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+}

@@ -1,0 +1,556 @@
+//! Configuration: a TOML schema with documented defaults (see `docs/configuration.md`).
+//!
+//! A configuration is built in layers: the defaults, then a preset, then a TOML file, then
+//! `--set a.b.c=value` overrides. Layers are merged as TOML trees before the typed
+//! configuration is read, so a partial table (`[flash.slc] read_us = 30`) keeps the
+//! defaults of its other keys. Unknown keys are rejected with a suggestion; ranges are
+//! checked by [`Config::validate`].
+
+mod layers;
+pub mod presets;
+
+use serde::{Deserialize, Serialize};
+
+pub use layers::ConfigBuilder;
+
+use crate::error::{Error, Result};
+use crate::flash::mode::{BitMode, ModeParams};
+use crate::workload::WorkloadConfig;
+
+/// The whole, resolved configuration of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Master seed; every random stream (workload, failures, GC, ...) derives from it by name.
+    pub seed: u64,
+    pub geometry: GeometryConfig,
+    pub flash: FlashConfig,
+    pub capacity: CapacityConfig,
+    pub host: HostConfig,
+    pub ftl: FtlConfig,
+    pub gc: GcConfig,
+    pub wear_leveling: WearLevelingConfig,
+    pub failures: FailureConfig,
+    pub workload: WorkloadConfig,
+    pub run: RunConfig,
+    pub stats: StatsConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            geometry: GeometryConfig::default(),
+            flash: FlashConfig::default(),
+            capacity: CapacityConfig::default(),
+            host: HostConfig::default(),
+            ftl: FtlConfig::default(),
+            gc: GcConfig::default(),
+            wear_leveling: WearLevelingConfig::default(),
+            failures: FailureConfig::default(),
+            workload: WorkloadConfig::default(),
+            run: RunConfig::default(),
+            stats: StatsConfig::default(),
+        }
+    }
+}
+
+/// `[geometry]`: the drive's parallel structure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GeometryConfig {
+    /// Channels (independent buses).
+    pub channels: u32,
+    /// Chips (ways) per channel.
+    pub ways: u32,
+    /// Dies per chip.
+    pub dies: u32,
+    /// Planes per die. Each plane is its own allocation pool.
+    pub planes: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+}
+
+impl Default for GeometryConfig {
+    fn default() -> Self {
+        GeometryConfig { channels: 4, ways: 2, dies: 1, planes: 2, blocks_per_plane: 256, pages_per_block: 128 }
+    }
+}
+
+/// `[flash]`: cell technology, page size and per-mode timing and endurance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlashConfig {
+    /// Bit mode every block starts in.
+    pub bit_mode: BitMode,
+    /// Bytes a page holds at the starting bit mode; at other modes it scales with bits per cell.
+    pub page_size: u64,
+    /// Channel bus bandwidth in MB/s (10^6 bytes per second).
+    pub channel_mb_per_s: f64,
+    /// Wear model: `fixed` (a P/E limit per mode, `flash.<mode>.pe_limit`).
+    pub wear_model: String,
+    /// What happens to a block found worn out at erase: `retire`.
+    pub end_of_life: String,
+    pub slc: ModeParams,
+    pub mlc: ModeParams,
+    pub tlc: ModeParams,
+    pub qlc: ModeParams,
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        FlashConfig {
+            bit_mode: BitMode::Tlc,
+            page_size: 16384,
+            channel_mb_per_s: 400.0,
+            wear_model: "fixed".into(),
+            end_of_life: "retire".into(),
+            slc: ModeParams::default_for(BitMode::Slc),
+            mlc: ModeParams::default_for(BitMode::Mlc),
+            tlc: ModeParams::default_for(BitMode::Tlc),
+            qlc: ModeParams::default_for(BitMode::Qlc),
+        }
+    }
+}
+
+impl FlashConfig {
+    /// Parameters of one mode.
+    pub fn mode(&self, mode: BitMode) -> &ModeParams {
+        match mode {
+            BitMode::Slc => &self.slc,
+            BitMode::Mlc => &self.mlc,
+            BitMode::Tlc => &self.tlc,
+            BitMode::Qlc => &self.qlc,
+        }
+    }
+}
+
+/// `[capacity]`: exactly one of the two ways of stating spare space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CapacityConfig {
+    /// (physical - logical) / logical, e.g. 0.07 or 0.28 (Reusable SSD's convention).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overprovisioning: Option<f64>,
+    /// (physical - logical) / physical, e.g. 0.20 (ZombieNAND's "reserved area").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserve: Option<f64>,
+}
+
+impl Default for CapacityConfig {
+    fn default() -> Self {
+        CapacityConfig { overprovisioning: Some(0.07), reserve: None }
+    }
+}
+
+impl CapacityConfig {
+    /// The spare space as overprovisioning, whichever way it was stated.
+    pub fn overprovisioning(&self) -> f64 {
+        match (self.overprovisioning, self.reserve) {
+            (Some(op), _) => op,
+            (None, Some(r)) => r / (1.0 - r),
+            (None, None) => 0.07,
+        }
+    }
+
+    /// The spare space as a reserve fraction of the physical space.
+    pub fn reserve(&self) -> f64 {
+        let op = self.overprovisioning();
+        op / (1.0 + op)
+    }
+}
+
+/// `[host]`: the host interface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Outstanding requests in closed-loop replay.
+    pub queue_depth: u32,
+    /// Host link bandwidth in MB/s (SATA 3 Gb/s: 300).
+    pub link_mb_per_s: f64,
+    /// Fixed cost of each command on the link, in microseconds.
+    pub command_overhead_us: f64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { queue_depth: 32, link_mb_per_s: 600.0, command_overhead_us: 2.0 }
+    }
+}
+
+/// `[ftl]`: mapping and run-wide FTL options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Mapping unit in bytes; 0 picks the smallest page size the drive can reach.
+    pub mapping_unit: u64,
+    /// Track, per mapping unit, the version last written and check every read and relocation.
+    pub integrity_oracle: bool,
+    /// Start state: `empty`, `full` (every unit written once, sequentially) or `steady`
+    /// (full, then `precondition_drive_writes` of uniform random overwrites), in fast-forward.
+    pub precondition: String,
+    /// Drive writes of random overwrite after the fill, for `precondition = "steady"`.
+    pub precondition_drive_writes: f64,
+    /// Timing model on; off runs at bookkeeping speed (latencies are then zero).
+    pub timing: bool,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping_unit: 0,
+            integrity_oracle: false,
+            precondition: "steady".into(),
+            precondition_drive_writes: 1.0,
+            timing: true,
+        }
+    }
+}
+
+/// `[gc]`: garbage collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    /// Victim policy: `greedy`, `fifo`, `cost_benefit` or `random` (d-choices).
+    pub victim: String,
+    /// For `random`: sample this many candidates and take the one with fewest valid units.
+    pub d_choices: u32,
+    /// GC starts when a pool's free blocks fall below this fraction of its blocks.
+    pub low_watermark: f64,
+    /// ... and runs until free blocks reach this fraction.
+    pub high_watermark: f64,
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig { victim: "greedy".into(), d_choices: 1, low_watermark: 0.01, high_watermark: 0.02 }
+    }
+}
+
+/// `[wear_leveling]`: threshold wear leveling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WearLevelingConfig {
+    pub enabled: bool,
+    /// Victims whose erase count exceeds the pool average by more than this are skipped, and
+    /// a full block this far below the average is moved so its cold data frees it.
+    pub threshold: u32,
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig { enabled: true, threshold: 16 }
+    }
+}
+
+/// `[failures]`: injected program and erase failures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FailureConfig {
+    /// Probability that any page program fails.
+    pub program_fail_rate: f64,
+    /// Probability that any block erase fails.
+    pub erase_fail_rate: f64,
+    /// Programs that fail, as `[block, page]` pairs, the first time each is programmed.
+    pub program_fail_at: Vec<[u32; 2]>,
+    /// What a failed program does: `retire_block` (move the block's data, retire it).
+    pub on_program_failure: String,
+}
+
+impl Default for FailureConfig {
+    fn default() -> Self {
+        FailureConfig {
+            program_fail_rate: 0.0,
+            erase_fail_rate: 0.0,
+            program_fail_at: Vec::new(),
+            on_program_failure: "retire_block".into(),
+        }
+    }
+}
+
+/// `[run]`: when to stop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// `death`, `requests:N`, `time:T` (e.g. `time:10s`, `time:500ms`), `writes:BYTES`
+    /// (e.g. `writes:64GiB`, `writes:3dw` for drive writes), or `end` (end of a finite trace).
+    pub until: String,
+    /// Progress bar: `auto` (on a terminal), `on` or `off`.
+    pub progress: String,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { until: "writes:2dw".into(), progress: "auto".into() }
+    }
+}
+
+/// `[stats]`: output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Time-series interval: a time (`100ms`, `1s`) or host bytes written (`1GiB`, `0.1dw`).
+    pub interval: String,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { interval: "0.05dw".into() }
+    }
+}
+
+/// What stops a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StopCondition {
+    Death,
+    Requests(u64),
+    TimeNs(u64),
+    WriteBytes(u64),
+    EndOfWorkload,
+}
+
+/// A time-series interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Interval {
+    TimeNs(u64),
+    WriteBytes(u64),
+}
+
+fn parse_duration_ns(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.trim().parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" | "" => 1e9,
+        "min" => 60e9,
+        "h" => 3600e9,
+        "d" => 86400e9,
+        _ => return None,
+    };
+    let ns = v * scale;
+    (ns.is_finite() && (0.0..1.8e19).contains(&ns)).then_some(ns as u64)
+}
+
+/// Parse a byte count with an optional unit (`4096`, `64KiB`, `1.5GB`, `3dw` for drive writes).
+pub fn parse_bytes(s: &str, drive_bytes: u64) -> Option<u64> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.trim().parse().ok()?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024.0f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "dw" => drive_bytes as f64,
+        _ => return None,
+    };
+    let b = v * scale;
+    (b.is_finite() && (0.0..1.8e19).contains(&b)).then_some(b as u64)
+}
+
+impl RunConfig {
+    /// The stop condition, given the logical capacity for `dw` units.
+    pub fn stop_condition(&self, logical_bytes: u64) -> Result<StopCondition> {
+        let bad = || {
+            Error::config(
+                "run.until",
+                &self.until,
+                "death, end, requests:N, time:T (e.g. time:10s) or writes:BYTES (e.g. writes:64GiB, writes:3dw)",
+            )
+        };
+        let u = self.until.trim();
+        match u.split_once(':') {
+            None if u == "death" => Ok(StopCondition::Death),
+            None if u == "end" => Ok(StopCondition::EndOfWorkload),
+            Some(("requests", n)) => n.trim().parse().map(StopCondition::Requests).map_err(|_| bad()),
+            Some(("time", t)) => parse_duration_ns(t).map(StopCondition::TimeNs).ok_or_else(bad),
+            Some(("writes", b)) => parse_bytes(b, logical_bytes).map(StopCondition::WriteBytes).ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl StatsConfig {
+    /// The time-series interval, given the logical capacity for `dw` units.
+    pub fn interval(&self, logical_bytes: u64) -> Result<Interval> {
+        let s = self.interval.trim();
+        let is_time = ["ns", "us", "ms", "s", "min", "h", "d"]
+            .iter()
+            .any(|u| s.ends_with(u) && !s.ends_with("dw") && !s.to_ascii_lowercase().ends_with("ib"));
+        let parsed = if is_time {
+            parse_duration_ns(s).filter(|&v| v > 0).map(Interval::TimeNs)
+        } else {
+            parse_bytes(s, logical_bytes).filter(|&v| v > 0).map(Interval::WriteBytes)
+        };
+        parsed.ok_or_else(|| {
+            Error::config("stats.interval", s, "a positive time (100ms, 1s) or byte count (1GiB, 0.05dw)")
+        })
+    }
+}
+
+fn positive(key: &str, v: u32) -> Result<()> {
+    if v == 0 {
+        return Err(Error::config(key, v, "a positive integer"));
+    }
+    Ok(())
+}
+
+fn positive_f(key: &str, v: f64) -> Result<()> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err(Error::config(key, v, "a positive number"));
+    }
+    Ok(())
+}
+
+fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
+    if allowed.contains(&v) {
+        return Ok(());
+    }
+    let mut e = Error::config(key, format!("\"{v}\""), format!("one of: {}", allowed.join(", ")));
+    if let Error::Config { suggestion, .. } = &mut e {
+        *suggestion = allowed.iter().find(|a| strsim::jaro_winkler(a, v) > 0.8).map(|s| s.to_string());
+    }
+    Err(e)
+}
+
+/// Victim policy names understood by `gc.victim`.
+pub const VICTIM_POLICIES: &[&str] = &["greedy", "fifo", "cost_benefit", "random"];
+
+impl Config {
+    /// Check every range and cross-key constraint; the error names the key.
+    pub fn validate(&self) -> Result<()> {
+        let g = &self.geometry;
+        positive("geometry.channels", g.channels)?;
+        positive("geometry.ways", g.ways)?;
+        positive("geometry.dies", g.dies)?;
+        positive("geometry.planes", g.planes)?;
+        positive("geometry.blocks_per_plane", g.blocks_per_plane)?;
+        positive("geometry.pages_per_block", g.pages_per_block)?;
+        if g.pages_per_block > 1 << 16 {
+            return Err(Error::config("geometry.pages_per_block", g.pages_per_block, "at most 65536"));
+        }
+        let f = &self.flash;
+        if f.page_size < 512 || !f.page_size.is_multiple_of(512) {
+            return Err(Error::config("flash.page_size", f.page_size, "a multiple of 512 bytes"));
+        }
+        positive_f("flash.channel_mb_per_s", f.channel_mb_per_s)?;
+        one_of("flash.wear_model", &f.wear_model, &["fixed"])?;
+        one_of("flash.end_of_life", &f.end_of_life, &["retire"])?;
+        for mode in BitMode::ALL {
+            let m = f.mode(mode);
+            let key = |k: &str| format!("flash.{}.{}", mode.name(), k);
+            for (k, v) in [("read_us", m.read_us), ("program_us", m.program_us), ("erase_us", m.erase_us)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(Error::config(key(k), v, "a non-negative number of microseconds"));
+                }
+            }
+            positive(&key("pe_limit"), m.pe_limit)?;
+            for (k, list) in [
+                ("read_us_by_page_type", &m.read_us_by_page_type),
+                ("program_us_by_page_type", &m.program_us_by_page_type),
+            ] {
+                if !list.is_empty() && list.len() != mode.bits() as usize {
+                    return Err(Error::config(
+                        key(k),
+                        format!("{list:?}"),
+                        format!("empty or {} values (one per page type)", mode.bits()),
+                    ));
+                }
+            }
+        }
+        let c = &self.capacity;
+        match (c.overprovisioning, c.reserve) {
+            (Some(_), Some(_)) => {
+                return Err(Error::config(
+                    "capacity",
+                    "overprovisioning and reserve",
+                    "only one of capacity.overprovisioning and capacity.reserve",
+                ))
+            }
+            (Some(op), None) if !(op.is_finite() && op > 0.0 && op <= 10.0) => {
+                return Err(Error::config("capacity.overprovisioning", op, "a number in (0, 10]"))
+            }
+            (None, Some(r)) if !(r.is_finite() && r > 0.0 && r < 1.0) => {
+                return Err(Error::config("capacity.reserve", r, "a fraction in (0, 1)"))
+            }
+            _ => {}
+        }
+        let h = &self.host;
+        positive("host.queue_depth", h.queue_depth)?;
+        positive_f("host.link_mb_per_s", h.link_mb_per_s)?;
+        if !(h.command_overhead_us.is_finite() && h.command_overhead_us >= 0.0) {
+            return Err(Error::config("host.command_overhead_us", h.command_overhead_us, "a non-negative number"));
+        }
+        let t = &self.ftl;
+        if t.mapping_unit != 0 && (t.mapping_unit < 512 || !t.mapping_unit.is_multiple_of(512)) {
+            return Err(Error::config("ftl.mapping_unit", t.mapping_unit, "0 (auto) or a multiple of 512 bytes"));
+        }
+        if t.mapping_unit > f.page_size {
+            return Err(Error::config("ftl.mapping_unit", t.mapping_unit, "at most flash.page_size"));
+        }
+        if t.mapping_unit != 0 && !f.page_size.is_multiple_of(t.mapping_unit) {
+            return Err(Error::config("ftl.mapping_unit", t.mapping_unit, "a divisor of flash.page_size"));
+        }
+        one_of("ftl.precondition", &t.precondition, &["empty", "full", "steady"])?;
+        if !(t.precondition_drive_writes.is_finite() && t.precondition_drive_writes >= 0.0) {
+            return Err(Error::config(
+                "ftl.precondition_drive_writes",
+                t.precondition_drive_writes,
+                "a non-negative number",
+            ));
+        }
+        let gc = &self.gc;
+        one_of("gc.victim", &gc.victim, VICTIM_POLICIES)?;
+        positive("gc.d_choices", gc.d_choices)?;
+        if !(0.0..0.5).contains(&gc.low_watermark) {
+            return Err(Error::config("gc.low_watermark", gc.low_watermark, "a fraction in [0, 0.5)"));
+        }
+        if !(gc.high_watermark >= gc.low_watermark && gc.high_watermark < 0.5) {
+            return Err(Error::config("gc.high_watermark", gc.high_watermark, "a fraction in [gc.low_watermark, 0.5)"));
+        }
+        let fl = &self.failures;
+        for (k, v) in
+            [("failures.program_fail_rate", fl.program_fail_rate), ("failures.erase_fail_rate", fl.erase_fail_rate)]
+        {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::config(k, v, "a probability between 0 and 1"));
+            }
+        }
+        one_of("failures.on_program_failure", &fl.on_program_failure, &["retire_block"])?;
+        let blocks = g.blocks_per_plane as u64 * g.planes as u64 * g.dies as u64 * g.ways as u64 * g.channels as u64;
+        for &[b, p] in &fl.program_fail_at {
+            if b as u64 >= blocks || p >= g.pages_per_block {
+                return Err(Error::config(
+                    "failures.program_fail_at",
+                    format!("[{b}, {p}]"),
+                    format!("[block < {blocks}, page < {}]", g.pages_per_block),
+                ));
+            }
+        }
+        if blocks * g.pages_per_block as u64 * 4 >= u32::MAX as u64 {
+            return Err(Error::config("geometry", blocks * g.pages_per_block as u64, "fewer than 2^30 pages in all"));
+        }
+        self.workload.validate()?;
+        self.run.stop_condition(1)?;
+        self.stats.interval(1 << 40)?;
+        one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
+        Ok(())
+    }
+
+    /// The full configuration as TOML (what `config.toml` in a run folder holds).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# could not serialise the configuration: {e}\n"))
+    }
+}

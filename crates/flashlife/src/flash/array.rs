@@ -1,0 +1,227 @@
+//! The flash array: the physical state of every block and the rules of the medium.
+//!
+//! It knows bit modes, page sizes, timing parameters, write pointers, erase counts, read
+//! counters and wear-out; it knows nothing of logical addresses or of the FTL above it.
+
+use super::failure::FailureModel;
+use super::geometry::Geometry;
+use super::mode::BitMode;
+use super::wear::WearModel;
+use crate::config::FlashConfig;
+
+/// Outcome of a page program (the status register after the operation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgramStatus {
+    Ok,
+    Failed,
+}
+
+/// Outcome of a block erase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EraseStatus {
+    /// Erased and usable at its current mode.
+    Ok,
+    /// The erase itself failed: the block is bad.
+    Failed,
+    /// Erased, but worn out at its current mode (the wear model says so).
+    WornOut,
+}
+
+/// Operations the array performed, counted by the array itself (independently of the FTL's
+/// attribution to causes, so the two can be checked against each other).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpCounts {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+}
+
+/// Per-mode timing in nanoseconds, with optional per-page-type tables.
+#[derive(Debug, Clone)]
+struct ModeTiming {
+    read_ns: Vec<u64>,
+    program_ns: Vec<u64>,
+    erase_ns: u64,
+}
+
+fn us_to_ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// Physical state of all blocks.
+pub struct FlashArray {
+    pub geo: Geometry,
+    native: BitMode,
+    native_page_bytes: u64,
+    mode: Vec<BitMode>,
+    erase_count: Vec<u32>,
+    next_page: Vec<u32>,
+    reads_since_erase: Vec<u32>,
+    timing: [ModeTiming; 4],
+    wear: Box<dyn WearModel>,
+    failures: Option<Box<dyn FailureModel>>,
+    /// Programs that were not at or after the block's write pointer (must stay 0).
+    pub order_violations: u64,
+    pub ops: OpCounts,
+}
+
+impl FlashArray {
+    /// A pristine array: every block erased, at the configured mode.
+    pub fn new(
+        geo: Geometry,
+        cfg: &FlashConfig,
+        wear: Box<dyn WearModel>,
+        failures: Option<Box<dyn FailureModel>>,
+    ) -> Self {
+        let timing = BitMode::ALL.map(|m| {
+            let p = cfg.mode(m);
+            let per_type = |list: &Vec<f64>, base: f64| -> Vec<u64> {
+                if list.is_empty() {
+                    vec![us_to_ns(base)]
+                } else {
+                    list.iter().map(|&v| us_to_ns(v)).collect()
+                }
+            };
+            ModeTiming {
+                read_ns: per_type(&p.read_us_by_page_type, p.read_us),
+                program_ns: per_type(&p.program_us_by_page_type, p.program_us),
+                erase_ns: us_to_ns(p.erase_us),
+            }
+        });
+        let n = geo.blocks() as usize;
+        FlashArray {
+            geo,
+            native: cfg.bit_mode,
+            native_page_bytes: cfg.page_size,
+            mode: vec![cfg.bit_mode; n],
+            erase_count: vec![0; n],
+            next_page: vec![0; n],
+            reads_since_erase: vec![0; n],
+            timing,
+            wear,
+            failures,
+            order_violations: 0,
+            ops: OpCounts::default(),
+        }
+    }
+
+    /// The mode blocks start in.
+    pub fn native_mode(&self) -> BitMode {
+        self.native
+    }
+
+    /// Bytes a page holds at `mode`: the native page size scaled by bits per cell.
+    #[inline]
+    pub fn page_bytes(&self, mode: BitMode) -> u64 {
+        self.native_page_bytes * mode.bits() as u64 / self.native.bits() as u64
+    }
+
+    #[inline]
+    pub fn mode(&self, block: u32) -> BitMode {
+        self.mode[block as usize]
+    }
+
+    /// Change a block's bit mode (ZombieNAND). Only an erased block may change mode.
+    pub fn set_mode(&mut self, block: u32, mode: BitMode) {
+        debug_assert_eq!(self.next_page[block as usize], 0, "mode change of a programmed block");
+        self.mode[block as usize] = mode;
+    }
+
+    #[inline]
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.erase_count[block as usize]
+    }
+
+    /// Every block's erase count, indexed by block.
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+
+    /// Next page that may be programmed in `block`.
+    #[inline]
+    pub fn next_page(&self, block: u32) -> u32 {
+        self.next_page[block as usize]
+    }
+
+    #[inline]
+    pub fn reads_since_erase(&self, block: u32) -> u32 {
+        self.reads_since_erase[block as usize]
+    }
+
+    pub fn wear_model(&self) -> &dyn WearModel {
+        self.wear.as_ref()
+    }
+
+    /// Cycles `block` can still take at its current mode.
+    pub fn remaining_cycles(&self, block: u32) -> f64 {
+        let b = block as usize;
+        self.wear.remaining_cycles(block, self.erase_count[b], self.mode[b])
+    }
+
+    #[inline]
+    pub fn read_ns(&self, mode: BitMode, page: u32) -> u64 {
+        let t = &self.timing[mode.index()].read_ns;
+        t[page as usize % t.len()]
+    }
+
+    #[inline]
+    pub fn program_ns(&self, mode: BitMode, page: u32) -> u64 {
+        let t = &self.timing[mode.index()].program_ns;
+        t[page as usize % t.len()]
+    }
+
+    #[inline]
+    pub fn erase_ns(&self, mode: BitMode) -> u64 {
+        self.timing[mode.index()].erase_ns
+    }
+
+    /// Program `page` of `block`. Pages are programmed in forward order only; pages may be
+    /// skipped (bad-page salvage) but never revisited.
+    #[inline]
+    pub fn program(&mut self, block: u32, page: u32) -> ProgramStatus {
+        let b = block as usize;
+        if page < self.next_page[b] || page >= self.geo.pages_per_block {
+            self.order_violations += 1;
+        }
+        self.next_page[b] = page + 1;
+        self.ops.programs += 1;
+        let cycles = self.erase_count[b];
+        match &mut self.failures {
+            Some(f) => {
+                if f.program_fails(block, page, cycles) {
+                    ProgramStatus::Failed
+                } else {
+                    ProgramStatus::Ok
+                }
+            }
+            None => ProgramStatus::Ok,
+        }
+    }
+
+    /// Sense a page: counts toward the block's read-disturb counter.
+    #[inline]
+    pub fn read(&mut self, block: u32) {
+        self.ops.reads += 1;
+        let r = &mut self.reads_since_erase[block as usize];
+        *r = r.saturating_add(1);
+    }
+
+    /// Erase `block`: one more P/E cycle, write pointer and read counter reset.
+    pub fn erase(&mut self, block: u32) -> EraseStatus {
+        let b = block as usize;
+        self.erase_count[b] += 1;
+        self.ops.erases += 1;
+        self.next_page[b] = 0;
+        self.reads_since_erase[b] = 0;
+        if let Some(f) = &mut self.failures {
+            if f.erase_fails(block, self.erase_count[b]) {
+                return EraseStatus::Failed;
+            }
+        }
+        if self.wear.is_worn_out(block, self.erase_count[b], self.mode[b]) {
+            EraseStatus::WornOut
+        } else {
+            EraseStatus::Ok
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! The flash model: geometry, bit modes, timing parameters, wear and failures. It knows
+//! nothing of the FTL above it.
+
+pub mod array;
+pub mod failure;
+pub mod geometry;
+pub mod mode;
+pub mod wear;
+
+pub use array::{EraseStatus, FlashArray, ProgramStatus};
+pub use geometry::Geometry;
+pub use mode::{BitMode, ModeParams};

@@ -1,0 +1,42 @@
+//! Wear models: when is a block worn out at its bit mode?
+
+use super::mode::BitMode;
+
+/// Decides wear-out from a block's program/erase cycles. Implementations keep any per-block
+/// state they need (variation, trapped charge); cycles are counted by the flash array and
+/// carry over across bit-mode changes, as the trapped charge belongs to the cells.
+pub trait WearModel: Send {
+    /// True when `block`, after `cycles` erases, can no longer hold data at `mode`.
+    fn is_worn_out(&self, block: u32, cycles: u32, mode: BitMode) -> bool;
+    /// Cycles `block` can still take at `mode` (0 when worn out).
+    fn remaining_cycles(&self, block: u32, cycles: u32, mode: BitMode) -> f64;
+    /// Rated cycles of a fresh block at `mode`, for progress and normalisation.
+    fn rated_cycles(&self, mode: BitMode) -> f64;
+}
+
+/// A fixed P/E limit per bit mode, the same for every block.
+#[derive(Debug, Clone)]
+pub struct FixedPeLimit {
+    limits: [u32; 4],
+}
+
+impl FixedPeLimit {
+    pub fn new(limits: [u32; 4]) -> Self {
+        FixedPeLimit { limits }
+    }
+}
+
+impl WearModel for FixedPeLimit {
+    #[inline]
+    fn is_worn_out(&self, _block: u32, cycles: u32, mode: BitMode) -> bool {
+        cycles >= self.limits[mode.index()]
+    }
+
+    fn remaining_cycles(&self, _block: u32, cycles: u32, mode: BitMode) -> f64 {
+        self.limits[mode.index()].saturating_sub(cycles) as f64
+    }
+
+    fn rated_cycles(&self, mode: BitMode) -> f64 {
+        self.limits[mode.index()] as f64
+    }
+}

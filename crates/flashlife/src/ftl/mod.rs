@@ -1,0 +1,829 @@
+//! The flash translation layer: page mapping at mapping-unit granularity, striped
+//! allocation with one pool per plane, garbage collection, wear leveling, bad-block
+//! management and the integrity oracle.
+//!
+//! Physical unit slots are numbered `block * slots_per_block + page * max_units_per_page +
+//! slot`, so a page's slots stay put when its block changes bit mode (a page then holds
+//! fewer units and the upper slots go unused). Two dense arrays map logical units to slots
+//! and slots back to logical units; everything else is per block. No allocation happens per
+//! page operation.
+
+pub mod oracle;
+pub mod victim;
+pub mod wear_leveling;
+
+use std::collections::VecDeque;
+
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
+use crate::stats::{Cause, FlashCounters};
+use oracle::Oracle;
+use victim::{VictimPolicy, VictimView};
+use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
+
+/// No mapping / no owner.
+pub const UNMAPPED: u32 = u32::MAX;
+const NONE: u32 = u32::MAX;
+
+/// Life-cycle state of a block, as the FTL sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockState {
+    /// Erased, in its pool's free list.
+    Free,
+    /// An active block being filled.
+    Open,
+    /// Filled; a GC candidate.
+    Full,
+    /// Chosen for cleaning, data being moved.
+    Cleaning,
+    /// Out of service.
+    Retired,
+}
+
+/// Write streams with their own active block per pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Host = 0,
+    Gc = 1,
+}
+
+/// What happens to a block the wear model finds worn out at its mode.
+pub trait EndOfLifePolicy: Send {
+    /// The mode the block continues in, or `None` to retire it.
+    fn next_mode(&mut self, block: u32, mode: BitMode) -> Option<BitMode>;
+}
+
+/// Baseline end of life: a worn-out block is retired.
+pub struct RetireWornOut;
+
+impl EndOfLifePolicy for RetireWornOut {
+    fn next_mode(&mut self, _block: u32, _mode: BitMode) -> Option<BitMode> {
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Active {
+    block: u32,
+    page: u32,
+    slot: u32,
+    /// Units per page of this block (at its mode).
+    upp: u32,
+    /// When the data of the open page's units is all in the controller.
+    ready: u64,
+}
+
+impl Active {
+    const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: 0 };
+}
+
+struct Pool {
+    free: VecDeque<u32>,
+    active: [Active; 2],
+    low: usize,
+    high: usize,
+    /// No space could be found here: host writes go elsewhere until data is invalidated.
+    exhausted: bool,
+    /// GC is under way: started below the low watermark, runs until the high watermark.
+    collecting: bool,
+    live_blocks: u32,
+    erase_sum: u64,
+    erases_since_check: u32,
+}
+
+/// The page-mapping FTL with its flash array and engine.
+pub struct Ftl {
+    pub flash: FlashArray,
+    pub engine: Engine,
+    pub geo: Geometry,
+    unit_bytes: u64,
+    upp_by_mode: [u32; 4],
+    max_upp: u32,
+    slots_per_block: u32,
+    logical_units: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    valid: Vec<u32>,
+    capacity: Vec<u32>,
+    state: Vec<BlockState>,
+    closed_seq: Vec<u64>,
+    seq: u64,
+    pools: Vec<Pool>,
+    stripe: Vec<u32>,
+    stripe_pos: usize,
+    victim: Box<dyn VictimPolicy>,
+    wl: Box<dyn WearLeveling>,
+    end_of_life: Box<dyn EndOfLifePolicy>,
+    oracle: Option<Oracle>,
+    pub counters: FlashCounters,
+    /// Blocks to retire, with the page whose data is still in the controller (failed program).
+    retire_queue: Vec<(u32, Option<u32>)>,
+    cold_queue: Vec<u32>,
+    live_units: u64,
+    required_units: u64,
+    death: Option<String>,
+    in_gc: bool,
+    relocations: u64,
+    relocation_fault: Option<u64>,
+}
+
+/// Sizes the FTL derives from the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub unit_bytes: u64,
+    pub logical_units: u32,
+    pub physical_units: u64,
+}
+
+impl Layout {
+    /// Mapping unit and logical capacity for a configuration.
+    pub fn of(cfg: &Config) -> Result<Layout> {
+        let geo = Geometry::new(&cfg.geometry);
+        let native = cfg.flash.bit_mode;
+        let lowest = if cfg.flash.end_of_life == "retire" { native } else { BitMode::Slc };
+        let smallest_page = cfg.flash.page_size * lowest.bits() as u64 / native.bits() as u64;
+        let unit_bytes = if cfg.ftl.mapping_unit == 0 { smallest_page } else { cfg.ftl.mapping_unit };
+        if !smallest_page.is_multiple_of(unit_bytes) || smallest_page < unit_bytes {
+            return Err(Error::config(
+                "ftl.mapping_unit",
+                unit_bytes,
+                format!("a divisor of the smallest page size the drive reaches ({smallest_page} bytes)"),
+            ));
+        }
+        let upp = cfg.flash.page_size / unit_bytes;
+        let physical_units = geo.pages() * upp;
+        let op = cfg.capacity.overprovisioning();
+        let logical = (physical_units as f64 / (1.0 + op)).floor() as u64;
+        if logical == 0 || logical >= UNMAPPED as u64 {
+            return Err(Error::config("geometry", physical_units, "a drive of 1 to 2^32-2 logical mapping units"));
+        }
+        Ok(Layout { unit_bytes, logical_units: logical as u32, physical_units })
+    }
+}
+
+impl Ftl {
+    /// Build the FTL, its flash array and engine, for a validated configuration.
+    pub fn new(cfg: &Config, flash: FlashArray, engine: Engine) -> Result<Ftl> {
+        let geo = flash.geo;
+        let layout = Layout::of(cfg)?;
+        let unit_bytes = layout.unit_bytes;
+        let upp_by_mode = BitMode::ALL.map(|m| (flash.page_bytes(m) / unit_bytes) as u32);
+        let max_upp = upp_by_mode.iter().copied().max().unwrap_or(1).max(1);
+        let slots_per_block = geo.pages_per_block * max_upp;
+        let blocks = geo.blocks();
+        let native_upp = upp_by_mode[flash.native_mode().index()];
+        let block_units = geo.pages_per_block * native_upp;
+        let planes = geo.planes();
+        let bpp = geo.blocks_per_plane as usize;
+        let mark = |frac: f64, min: usize| ((frac * bpp as f64).ceil() as usize).max(min);
+        let low = mark(cfg.gc.low_watermark, 1);
+        let high = mark(cfg.gc.high_watermark, low + 1);
+        if high + 2 > bpp {
+            return Err(Error::config(
+                "gc.high_watermark",
+                cfg.gc.high_watermark,
+                format!("a watermark leaving blocks for data (a plane has {bpp} blocks)"),
+            ));
+        }
+        let pools = (0..planes)
+            .map(|p| Pool {
+                free: (p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane).collect(),
+                active: [Active::CLOSED; 2],
+                low,
+                high,
+                exhausted: false,
+                collecting: false,
+                live_blocks: geo.blocks_per_plane,
+                erase_sum: 0,
+                erases_since_check: 0,
+            })
+            .collect();
+        let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
+        let victim = victim::build(&cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?;
+        let wl: Box<dyn WearLeveling> = if cfg.wear_leveling.enabled {
+            Box::new(ThresholdWearLeveling { threshold: cfg.wear_leveling.threshold })
+        } else {
+            Box::new(NoWearLeveling)
+        };
+        let slots = blocks as u64 * slots_per_block as u64;
+        let oracle = cfg.ftl.integrity_oracle.then(|| Oracle::new(layout.logical_units, slots));
+        let live_units = blocks as u64 * block_units as u64;
+        let required_units = layout.logical_units as u64 + (high as u64 * planes as u64 * block_units as u64);
+        if live_units < required_units {
+            return Err(Error::config(
+                "capacity",
+                format!("{:.4}", cfg.capacity.overprovisioning()),
+                format!("more spare space than the GC high watermark holds ({} blocks of {} per plane)", high, bpp),
+            ));
+        }
+        Ok(Ftl {
+            stripe: geo.stripe_order(),
+            geo,
+            flash,
+            engine,
+            unit_bytes,
+            upp_by_mode,
+            max_upp,
+            slots_per_block,
+            logical_units: layout.logical_units,
+            l2p: vec![UNMAPPED; layout.logical_units as usize],
+            p2l: vec![UNMAPPED; slots as usize],
+            valid: vec![0; blocks as usize],
+            capacity: vec![block_units; blocks as usize],
+            state: vec![BlockState::Free; blocks as usize],
+            closed_seq: vec![0; blocks as usize],
+            seq: 0,
+            pools,
+            stripe_pos: 0,
+            victim,
+            wl,
+            end_of_life: Box::new(RetireWornOut),
+            oracle,
+            counters: FlashCounters::default(),
+            retire_queue: Vec::new(),
+            cold_queue: Vec::new(),
+            live_units,
+            required_units,
+            death: None,
+            in_gc: false,
+            relocations: 0,
+            relocation_fault: None,
+        })
+    }
+
+    /// Replace the end-of-life policy (ZombieNAND's bit-mode drop).
+    pub fn set_end_of_life(&mut self, policy: Box<dyn EndOfLifePolicy>) {
+        self.end_of_life = policy;
+    }
+
+    /// Mapping unit in bytes.
+    pub fn unit_bytes(&self) -> u64 {
+        self.unit_bytes
+    }
+
+    /// Logical mapping units exported to the host.
+    pub fn logical_units(&self) -> u32 {
+        self.logical_units
+    }
+
+    /// Why the drive died, if it did.
+    pub fn death(&self) -> Option<&str> {
+        self.death.as_deref()
+    }
+
+    /// The integrity oracle's first violation, if any.
+    pub fn integrity_violation(&self) -> Option<&str> {
+        self.oracle.as_ref().and_then(|o| o.violation.as_deref())
+    }
+
+    /// Oracle checks done (0 when the oracle is off).
+    pub fn integrity_checks(&self) -> u64 {
+        self.oracle.as_ref().map_or(0, |o| o.checks)
+    }
+
+    /// Test hook: the `n`-th relocation from now drops its unit (a deliberately broken
+    /// relocation, for testing that the oracle fires).
+    pub fn inject_relocation_fault(&mut self, n: u64) {
+        self.relocation_fault = Some(self.relocations + n);
+    }
+
+    /// Free blocks over all pools.
+    pub fn free_blocks(&self) -> u64 {
+        self.pools.iter().map(|p| p.free.len() as u64).sum()
+    }
+
+    /// Blocks retired.
+    pub fn dead_blocks(&self) -> u64 {
+        self.state.iter().filter(|&&s| s == BlockState::Retired).count() as u64
+    }
+
+    /// Live (not retired) blocks by bit mode, SLC first.
+    pub fn blocks_by_mode(&self) -> [u64; 4] {
+        let mut n = [0u64; 4];
+        for b in 0..self.geo.blocks() {
+            if self.state[b as usize] != BlockState::Retired {
+                n[self.flash.mode(b).index()] += 1;
+            }
+        }
+        n
+    }
+
+    /// Units the live blocks can hold, and units needed for the logical space plus the GC reserve.
+    pub fn capacity_units(&self) -> (u64, u64) {
+        (self.live_units, self.required_units)
+    }
+
+    /// Block state.
+    pub fn block_state(&self, block: u32) -> BlockState {
+        self.state[block as usize]
+    }
+
+    /// Valid units in a block.
+    pub fn valid_units(&self, block: u32) -> u32 {
+        self.valid[block as usize]
+    }
+
+    #[inline]
+    fn block_of(&self, slot: u32) -> u32 {
+        slot / self.slots_per_block
+    }
+
+    #[inline]
+    fn page_of(&self, slot: u32) -> u32 {
+        (slot % self.slots_per_block) / self.max_upp
+    }
+
+    #[inline]
+    fn die_of_block(&self, block: u32) -> u32 {
+        self.geo.die_of_plane(self.geo.plane_of_block(block))
+    }
+
+    fn pool_wear(&self, plane: u32) -> PoolWear {
+        let p = &self.pools[plane as usize];
+        PoolWear { mean_erases: p.erase_sum as f64 / p.live_blocks.max(1) as f64 }
+    }
+
+    fn die(&mut self, reason: String) {
+        if self.death.is_none() {
+            self.death = Some(reason);
+        }
+    }
+
+    /// Forget the mapping of `lpn` (its data is being overwritten).
+    #[inline]
+    fn invalidate(&mut self, lpn: u32) {
+        let slot = self.l2p[lpn as usize];
+        if slot == UNMAPPED {
+            return;
+        }
+        self.l2p[lpn as usize] = UNMAPPED;
+        self.p2l[slot as usize] = UNMAPPED;
+        let b = self.block_of(slot);
+        let old = self.valid[b as usize];
+        self.valid[b as usize] = old - 1;
+        let plane = self.geo.plane_of_block(b);
+        if self.state[b as usize] == BlockState::Full {
+            self.victim.update(b, plane, old, old - 1);
+        }
+        self.pools[plane as usize].exhausted = false;
+    }
+
+    /// Open a new active block for `stream` in `plane`. Host streams leave the last free
+    /// block to GC and drive GC: once free blocks fall below the low watermark, every host
+    /// block opened in the pool is paid for by cleaning until one more block is free, until
+    /// the high watermark is reached. GC work is thus interleaved with host writes rather
+    /// than done in one long burst.
+    fn open_block(&mut self, plane: u32, stream: Stream, ready: u64) -> bool {
+        if stream == Stream::Host {
+            let p = &mut self.pools[plane as usize];
+            // Below the low watermark, or down to the last blocks (tiny pools), GC starts.
+            if p.free.len() < p.low || p.free.len() <= 2 {
+                p.collecting = true;
+            }
+            if p.collecting {
+                let target = (p.free.len() + 1).min(p.high).max(2);
+                self.collect(plane, ready, target);
+                let p = &mut self.pools[plane as usize];
+                if p.free.len() >= p.high {
+                    p.collecting = false;
+                }
+            }
+            if self.pools[plane as usize].free.len() <= 1 {
+                return false;
+            }
+        }
+        let Some(block) = self.pools[plane as usize].free.pop_front() else {
+            return false;
+        };
+        self.state[block as usize] = BlockState::Open;
+        let upp = self.upp_by_mode[self.flash.mode(block).index()];
+        self.pools[plane as usize].active[stream as usize] = Active { block, page: 0, slot: 0, upp, ready: 0 };
+        true
+    }
+
+    /// Place `lpn` in the next slot of `plane`'s `stream` active block. Returns the slot and,
+    /// when the unit completed its page, the time the page program finishes.
+    #[inline]
+    fn place(&mut self, plane: u32, stream: Stream, lpn: u32, ready: u64, cause: Cause) -> Option<(u32, Option<u64>)> {
+        if self.pools[plane as usize].active[stream as usize].block == NONE && !self.open_block(plane, stream, ready) {
+            return None;
+        }
+        let a = &mut self.pools[plane as usize].active[stream as usize];
+        let block = a.block;
+        let slot = block * self.slots_per_block + a.page * self.max_upp + a.slot;
+        a.slot += 1;
+        a.ready = a.ready.max(ready);
+        self.l2p[lpn as usize] = slot;
+        self.p2l[slot as usize] = lpn;
+        self.valid[block as usize] += 1;
+        self.counters.unit_programs.add(cause, 1);
+        let a = self.pools[plane as usize].active[stream as usize];
+        if a.slot < a.upp {
+            return Some((slot, None));
+        }
+        Some((slot, Some(self.program_page(plane, stream, cause))))
+    }
+
+    /// Program the full open page of an active block.
+    fn program_page(&mut self, plane: u32, stream: Stream, cause: Cause) -> u64 {
+        let a = self.pools[plane as usize].active[stream as usize];
+        let mode = self.flash.mode(a.block);
+        let die = self.geo.die_of_plane(plane);
+        let bytes = a.upp as u64 * self.unit_bytes;
+        let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
+        self.counters.page_programs.add(cause, 1);
+        let status = self.flash.program(a.block, a.page);
+        let active = &mut self.pools[plane as usize].active[stream as usize];
+        if status == ProgramStatus::Failed {
+            // The status register reports the failure at once; the page's data is still in
+            // the controller. Close the block and move everything it holds elsewhere.
+            self.counters.program_failures += 1;
+            *active = Active::CLOSED;
+            self.state[a.block as usize] = BlockState::Cleaning;
+            self.retire_queue.push((a.block, Some(a.page)));
+            return done;
+        }
+        active.page += 1;
+        active.slot = 0;
+        active.ready = 0;
+        if active.page == self.geo.pages_per_block {
+            *active = Active::CLOSED;
+            self.close_block(a.block, plane);
+        }
+        done
+    }
+
+    fn close_block(&mut self, block: u32, plane: u32) {
+        self.state[block as usize] = BlockState::Full;
+        self.seq += 1;
+        self.closed_seq[block as usize] = self.seq;
+        self.victim.insert(block, plane, self.valid[block as usize]);
+    }
+
+    fn advance_stripe(&mut self) {
+        self.stripe_pos += 1;
+        if self.stripe_pos == self.stripe.len() {
+            self.stripe_pos = 0;
+        }
+    }
+
+    /// Write `units` mapping units from `first`, the data being in the controller at
+    /// `ready`. Returns when the last of them is safe (programmed, or buffered in an open page).
+    pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let mut done = ready;
+        for lpn in first..first + units {
+            self.invalidate(lpn);
+            self.counters.host_unit_writes += 1;
+            let mut tries = 0;
+            loop {
+                let plane = self.stripe[self.stripe_pos];
+                if !self.pools[plane as usize].exhausted {
+                    if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {
+                        if let Some(o) = &mut self.oracle {
+                            o.write(lpn, slot);
+                        }
+                        if let Some(t) = programmed {
+                            done = done.max(t);
+                            self.advance_stripe();
+                        }
+                        break;
+                    }
+                    self.pools[plane as usize].exhausted = true;
+                }
+                self.advance_stripe();
+                tries += 1;
+                if tries > self.stripe.len() {
+                    self.die("no pool has space for host data".into());
+                    return done;
+                }
+            }
+        }
+        self.settle(done).max(done)
+    }
+
+    /// Read `units` mapping units from `first`, issued at `ready`. Returns when the last
+    /// page's data has crossed its channel.
+    pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let mut done = ready;
+        let mut run_page = NONE; // (block * pages + page) of the current run of units
+        let mut run_units = 0u32;
+        for lpn in first..first + units {
+            let slot = self.l2p[lpn as usize];
+            if slot == UNMAPPED {
+                self.counters.unmapped_reads += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.check("read", lpn, 0, UNMAPPED);
+                }
+                continue;
+            }
+            if let Some(o) = &mut self.oracle {
+                o.check("read", lpn, slot, self.p2l[slot as usize]);
+            }
+            let block = self.block_of(slot);
+            let page = self.page_of(slot);
+            let key = block * self.geo.pages_per_block + page;
+            if key == run_page {
+                run_units += 1;
+                continue;
+            }
+            if run_page != NONE {
+                done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
+            }
+            run_page = key;
+            run_units = 1;
+        }
+        if run_page != NONE {
+            done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
+        }
+        done
+    }
+
+    /// Sense one page and move `units` of its units over the channel; pages not yet
+    /// programmed are served from the controller's buffer.
+    fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
+        let block = key / self.geo.pages_per_block;
+        let page = key % self.geo.pages_per_block;
+        if page >= self.flash.next_page(block) && self.state[block as usize] == BlockState::Open {
+            self.counters.buffer_hits += 1;
+            return ready;
+        }
+        let mode = self.flash.mode(block);
+        self.flash.read(block);
+        self.counters.page_reads.add(cause, 1);
+        let die = self.die_of_block(block);
+        self.engine.read(die, ready, self.flash.read_ns(mode, page), units as u64 * self.unit_bytes)
+    }
+
+    /// Move every valid unit of `block` into its pool's GC stream. Units of `buffered` (a
+    /// page whose program failed) come from the controller, not the flash. Returns when the
+    /// last moved page is programmed.
+    fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause) -> u64 {
+        let plane = self.geo.plane_of_block(block);
+        let upp = self.upp_by_mode[self.flash.mode(block).index()];
+        let base = block * self.slots_per_block;
+        let mut done = ready;
+        for page in 0..self.geo.pages_per_block {
+            if self.valid[block as usize] == 0 {
+                break;
+            }
+            let first = base + page * self.max_upp;
+            let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
+            if n == 0 {
+                continue;
+            }
+            let data_ready = if buffered == Some(page) {
+                ready
+            } else {
+                self.read_page(block * self.geo.pages_per_block + page, n, ready, cause)
+            };
+            for s in 0..upp {
+                let from = first + s;
+                let lpn = self.p2l[from as usize];
+                if lpn == UNMAPPED {
+                    continue;
+                }
+                done = done.max(self.move_unit(lpn, from, plane, data_ready, cause));
+                if self.death.is_some() {
+                    return done;
+                }
+            }
+        }
+        done
+    }
+
+    /// Move one unit from slot `from` to `plane`'s GC stream.
+    fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
+        let b = self.block_of(from);
+        self.p2l[from as usize] = UNMAPPED;
+        self.valid[b as usize] -= 1;
+        self.l2p[lpn as usize] = UNMAPPED;
+        self.relocations += 1;
+        if self.relocation_fault == Some(self.relocations) {
+            return ready; // the deliberate bug: the unit is dropped
+        }
+        match self.place(plane, Stream::Gc, lpn, ready, cause) {
+            Some((to, programmed)) => {
+                if let Some(o) = &mut self.oracle {
+                    o.relocate(lpn, from, lpn, to);
+                }
+                programmed.unwrap_or(ready)
+            }
+            None => {
+                self.die(format!("no free block in plane {plane} to move data into"));
+                ready
+            }
+        }
+    }
+
+    /// Erase a block whose data has been moved and return it to its pool (or retire it, or
+    /// change its mode, as the end-of-life policy says).
+    fn erase_block(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
+        debug_assert_eq!(self.valid[block as usize], 0);
+        let plane = self.geo.plane_of_block(block);
+        let mode = self.flash.mode(block);
+        let done = self.engine.erase(self.die_of_block(block), ready, self.flash.erase_ns(mode));
+        self.counters.block_erases.add(cause, 1);
+        let status = self.flash.erase(block);
+        self.pools[plane as usize].erase_sum += 1;
+        match status {
+            EraseStatus::Ok => self.make_free(block, plane),
+            EraseStatus::Failed => {
+                self.counters.erase_failures += 1;
+                self.retire(block);
+            }
+            EraseStatus::WornOut => {
+                self.counters.worn_out_blocks += 1;
+                match self.end_of_life.next_mode(block, mode) {
+                    Some(next) => {
+                        self.flash.set_mode(block, next);
+                        let cap = self.geo.pages_per_block * self.upp_by_mode[next.index()];
+                        self.live_units = self.live_units - self.capacity[block as usize] as u64 + cap as u64;
+                        self.capacity[block as usize] = cap;
+                        self.check_capacity();
+                        self.make_free(block, plane);
+                    }
+                    None => self.retire(block),
+                }
+            }
+        }
+        done
+    }
+
+    fn make_free(&mut self, block: u32, plane: u32) {
+        self.state[block as usize] = BlockState::Free;
+        let p = &mut self.pools[plane as usize];
+        p.free.push_back(block);
+        p.erases_since_check += 1;
+        let interval = self.wl.check_interval();
+        if interval > 0 && p.erases_since_check >= interval {
+            p.erases_since_check = 0;
+            self.check_cold(plane);
+        }
+    }
+
+    /// Static wear leveling: find the pool's least-erased full block and queue it for a move
+    /// when the policy says it lags too far behind.
+    fn check_cold(&mut self, plane: u32) {
+        let lo = plane * self.geo.blocks_per_plane;
+        let coldest = (lo..lo + self.geo.blocks_per_plane)
+            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .min_by_key(|&b| self.flash.erase_count(b));
+        if let Some(b) = coldest {
+            if self.wl.migrate_cold(self.flash.erase_count(b), self.pool_wear(plane)) && !self.cold_queue.contains(&b) {
+                self.cold_queue.push(b);
+            }
+        }
+    }
+
+    fn retire(&mut self, block: u32) {
+        let plane = self.geo.plane_of_block(block);
+        self.state[block as usize] = BlockState::Retired;
+        self.counters.retired_blocks += 1;
+        self.live_units -= self.capacity[block as usize] as u64;
+        let p = &mut self.pools[plane as usize];
+        p.live_blocks -= 1;
+        p.erase_sum -= self.flash.erase_count(block) as u64;
+        self.check_capacity();
+    }
+
+    fn check_capacity(&mut self) {
+        if self.live_units < self.required_units {
+            let (live, need) = (self.live_units, self.required_units);
+            self.die(format!(
+                "live blocks hold {live} units, fewer than the {need} the logical space and GC reserve need"
+            ));
+        }
+    }
+
+    /// Garbage-collect `plane` until it has `target` free blocks or nothing can be gained.
+    fn collect(&mut self, plane: u32, ready: u64, target: usize) -> u64 {
+        if self.in_gc {
+            return ready;
+        }
+        self.in_gc = true;
+        let mut done = ready;
+        // Policies that do not pick the emptiest block (FIFO, random) may pick one with no
+        // invalid data: cleaning it gains nothing but moves the log on. Give up after a whole
+        // pool's worth of such picks in a row.
+        let mut fruitless = 0;
+        while self.pools[plane as usize].free.len() < target && self.death.is_none() {
+            let wear = self.pool_wear(plane);
+            let view = VictimView {
+                valid: &self.valid,
+                capacity: &self.capacity,
+                closed_seq: &self.closed_seq,
+                now_seq: self.seq,
+            };
+            let (wl, flash) = (&self.wl, &self.flash);
+            let mut accept = |b: u32| wl.accept_victim(flash.erase_count(b), wear);
+            let Some(v) = self.victim.select(plane, &view, &mut accept) else { break };
+            let valid = self.valid[v as usize];
+            if valid >= self.capacity[v as usize] {
+                fruitless += 1;
+                if self.victim.chooses_least_valid() || fruitless > self.geo.blocks_per_plane {
+                    break; // nothing to gain: every candidate is full of valid data
+                }
+            } else {
+                fruitless = 0;
+            }
+            done = done.max(self.clean(v, plane, ready, Cause::Gc));
+            self.counters.gc_victims += 1;
+            self.counters.gc_valid_moved += valid as u64;
+        }
+        self.in_gc = false;
+        done
+    }
+
+    /// Move a full block's data away and erase it.
+    fn clean(&mut self, block: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
+        self.victim.remove(block, plane, self.valid[block as usize]);
+        self.state[block as usize] = BlockState::Cleaning;
+        let moved = self.relocate_block(block, None, ready, cause);
+        if self.death.is_some() {
+            return moved;
+        }
+        self.erase_block(block, ready, cause).max(moved)
+    }
+
+    /// Finish deferred work: blocks that failed a program are emptied and retired, cold
+    /// blocks are moved. Returns when the work finishes.
+    fn settle(&mut self, ready: u64) -> u64 {
+        let mut done = ready;
+        while let Some((block, buffered)) = self.retire_queue.pop() {
+            done = done.max(self.relocate_block(block, buffered, ready, Cause::BadBlock));
+            self.retire(block);
+            if self.death.is_some() {
+                return done;
+            }
+        }
+        while let Some(block) = self.cold_queue.pop() {
+            if self.state[block as usize] == BlockState::Full && self.death.is_none() {
+                let plane = self.geo.plane_of_block(block);
+                done = done.max(self.clean(block, plane, ready, Cause::WearLeveling));
+            }
+        }
+        done
+    }
+
+    /// Background work in an idle window: clean pools below their high watermark.
+    pub fn idle(&mut self, from: u64, _until: u64) {
+        for plane in 0..self.geo.planes() {
+            let p = &self.pools[plane as usize];
+            if p.free.len() < p.high {
+                let high = p.high;
+                self.collect(plane, from, high);
+            }
+        }
+        self.settle(from);
+    }
+
+    /// Check every logical unit against the oracle (end of a run). Returns the violation.
+    pub fn verify_all(&mut self) -> Option<String> {
+        let o = self.oracle.as_mut()?;
+        for lpn in 0..self.logical_units {
+            let slot = self.l2p[lpn as usize];
+            if slot == UNMAPPED {
+                o.check("final check", lpn, 0, UNMAPPED);
+            } else {
+                o.check("final check", lpn, slot, self.p2l[slot as usize]);
+            }
+        }
+        o.violation.clone()
+    }
+
+    /// Precondition in fast-forward: fill every logical unit once, then overwrite
+    /// `drive_writes` of the logical space uniformly at random.
+    pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
+        use rand::Rng;
+        use rand::SeedableRng;
+        let timing = self.engine.timing();
+        self.engine.set_timing(false);
+        if fill {
+            for lpn in 0..self.logical_units {
+                self.write(lpn, 1, 0);
+                if self.death.is_some() {
+                    break;
+                }
+            }
+        }
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+        let n = (drive_writes * self.logical_units as f64) as u64;
+        for _ in 0..n {
+            if self.death.is_some() {
+                break;
+            }
+            let lpn = rng.gen_range(0..self.logical_units);
+            self.write(lpn, 1, 0);
+        }
+        self.engine.set_timing(timing);
+    }
+
+    /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.
+    pub fn life_used(&self) -> f64 {
+        let rated = self.flash.wear_model().rated_cycles(self.flash.native_mode()).max(1.0);
+        let sum: u64 = self.flash.erase_counts().iter().map(|&c| c as u64).sum();
+        sum as f64 / self.geo.blocks().max(1) as f64 / rated
+    }
+}

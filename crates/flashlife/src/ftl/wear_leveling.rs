@@ -1,0 +1,53 @@
+//! Wear leveling policies.
+
+/// What the FTL tells a wear-leveling policy about a pool.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolWear {
+    /// Mean erase count of the pool's live blocks.
+    pub mean_erases: f64,
+}
+
+/// A wear-leveling policy: filters GC victims and asks for cold blocks to be moved.
+pub trait WearLeveling: Send {
+    /// May a block with `erases` erases be a GC victim in a pool with `pool` wear?
+    fn accept_victim(&self, erases: u32, pool: PoolWear) -> bool;
+    /// Should the pool's least-erased full block, with `min_erases`, be moved now so its
+    /// (cold) data stops pinning a young block?
+    fn migrate_cold(&self, min_erases: u32, pool: PoolWear) -> bool;
+    /// How many erases in a pool between two cold-block checks (0: never check).
+    fn check_interval(&self) -> u32;
+}
+
+/// No wear leveling: any victim, no cold-data moves.
+pub struct NoWearLeveling;
+
+impl WearLeveling for NoWearLeveling {
+    fn accept_victim(&self, _erases: u32, _pool: PoolWear) -> bool {
+        true
+    }
+    fn migrate_cold(&self, _min: u32, _pool: PoolWear) -> bool {
+        false
+    }
+    fn check_interval(&self) -> u32 {
+        0
+    }
+}
+
+/// Threshold wear leveling: skip victims more than `threshold` erases above the pool mean
+/// (dynamic), and move a full block more than `threshold` below it (static).
+pub struct ThresholdWearLeveling {
+    pub threshold: u32,
+}
+
+impl WearLeveling for ThresholdWearLeveling {
+    #[inline]
+    fn accept_victim(&self, erases: u32, pool: PoolWear) -> bool {
+        (erases as f64) <= pool.mean_erases + self.threshold as f64
+    }
+    fn migrate_cold(&self, min_erases: u32, pool: PoolWear) -> bool {
+        (min_erases as f64) + (self.threshold as f64) < pool.mean_erases
+    }
+    fn check_interval(&self) -> u32 {
+        (self.threshold / 2).max(4)
+    }
+}

@@ -1,0 +1,491 @@
+//! The simulator: builds the layers from a configuration and drives requests through them.
+//!
+//! Requests are issued closed loop (at most `host.queue_depth` outstanding, the next one
+//! issued when the earliest completes) or open loop (at their arrival times). Gaps in an
+//! open-loop stream where nothing is outstanding are idle windows given to the FTL for
+//! background work.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::config::{Config, Interval, StopCondition};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::flash::failure::{FailureModel, InjectedFailures};
+use crate::flash::wear::FixedPeLimit;
+use crate::flash::{BitMode, FlashArray, Geometry};
+use crate::ftl::{Ftl, Layout};
+use crate::host::request::{HostRequest, IoKind};
+use crate::stats::latency::LatencyHistogram;
+use crate::stats::summary::*;
+use crate::stats::timeseries::{Row, TimeSeries};
+use crate::workload::{self, Workload, WorkloadContext};
+
+/// Seed of a named random stream: streams stay independent of each other.
+pub fn stream_seed(master: u64, name: &str) -> u64 {
+    // FNV-1a over the name, mixed with the master seed (splitmix64 finaliser).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut z = master ^ h;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Everything a finished run produced.
+pub struct RunOutput {
+    pub summary: Summary,
+    pub timeseries: TimeSeries,
+    /// (erase count, blocks with that count), ascending.
+    pub erase_histogram: Vec<(u32, u64)>,
+    pub config: Config,
+}
+
+/// A configured drive and workload, ready to run.
+pub struct Simulator {
+    cfg: Config,
+    ftl: Ftl,
+    workload: Box<dyn Workload>,
+    cancel: Option<Arc<AtomicBool>>,
+    precondition_bytes: u64,
+}
+
+impl Simulator {
+    /// Build the drive and the configured workload.
+    pub fn new(cfg: Config) -> Result<Simulator> {
+        let layout = Layout::of(&cfg)?;
+        let ctx = WorkloadContext {
+            logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
+            unit_bytes: layout.unit_bytes,
+            seed: stream_seed(cfg.seed, "workload"),
+        };
+        let wl = workload::build(&cfg.workload, &ctx)?;
+        Simulator::with_workload(cfg, wl)
+    }
+
+    /// Build the drive with a workload made elsewhere.
+    pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+        cfg.validate()?;
+        if !cfg.ftl.timing {
+            if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {
+                return Err(Error::config(
+                    "run.until",
+                    &cfg.run.until,
+                    "a stop condition other than time when ftl.timing is off",
+                ));
+            }
+        }
+        let geo = Geometry::new(&cfg.geometry);
+        let limits = BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit);
+        let f = &cfg.failures;
+        let injected = InjectedFailures::new(
+            stream_seed(cfg.seed, "failures"),
+            f.program_fail_rate,
+            f.erase_fail_rate,
+            &f.program_fail_at,
+        );
+        let failures: Option<Box<dyn FailureModel>> = if injected.is_inert() { None } else { Some(Box::new(injected)) };
+        let flash = FlashArray::new(geo, &cfg.flash, Box::new(FixedPeLimit::new(limits)), failures);
+        let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
+        let engine = Engine::new(
+            cfg.ftl.timing,
+            cfg.host.link_mb_per_s,
+            cfg.host.command_overhead_us,
+            cfg.flash.channel_mb_per_s,
+            geo.channels,
+            die_channel,
+        );
+        let mut ftl = Ftl::new(&cfg, flash, engine)?;
+        let fill = cfg.ftl.precondition != "empty";
+        let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
+        let before = ftl.counters.host_unit_writes;
+        ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"));
+        let precondition_bytes = (ftl.counters.host_unit_writes - before) * ftl.unit_bytes();
+        ftl.flash.ops = Default::default();
+        ftl.counters = Default::default();
+        if let Some(v) = ftl.integrity_violation() {
+            return Err(Error::Integrity(v.to_string()));
+        }
+        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes })
+    }
+
+    /// The FTL (for tests and techniques).
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// The FTL, mutable (test hooks).
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.ftl
+    }
+
+    /// Stop the run (cleanly, with a summary) when `flag` becomes true.
+    pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
+    }
+
+    /// Run until the stop condition.
+    pub fn run(mut self) -> Result<RunOutput> {
+        let started = Instant::now();
+        let unit = self.ftl.unit_bytes();
+        let logical_units = self.ftl.logical_units() as u64;
+        let logical_bytes = logical_units * unit;
+        let stop = self.cfg.run.stop_condition(logical_bytes)?;
+        let interval = self.cfg.stats.interval(logical_bytes)?;
+        let qd = self.cfg.host.queue_depth as usize;
+        let open_loop = self.cfg.workload.open_loop();
+
+        let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
+        let mut lat_read = LatencyHistogram::new();
+        let mut lat_write = LatencyHistogram::new();
+        let mut lat_all = LatencyHistogram::new();
+        let mut ts = TimeSeries::default();
+        let mut host = HostSummary { precondition_bytes: self.precondition_bytes, ..Default::default() };
+        let mut now = 0u64;
+        let mut busy_until = 0u64;
+        let mut end = 0u64;
+        let mut requests = 0u64;
+        let mut stop_reason = String::from("end of workload");
+        let mut next_mark = match interval {
+            Interval::TimeNs(t) => t,
+            Interval::WriteBytes(b) => b,
+        };
+        let mut progress = Progress::new(&self.cfg.run.progress, stop);
+
+        loop {
+            // Stop conditions.
+            if let Some(reason) = self.ftl.death() {
+                stop_reason = format!("drive died: {reason}");
+                break;
+            }
+            match stop {
+                StopCondition::Requests(n) if requests >= n => {
+                    stop_reason = format!("requests:{n}");
+                    break;
+                }
+                StopCondition::TimeNs(t) if now >= t => {
+                    stop_reason = format!("time:{t}ns");
+                    break;
+                }
+                StopCondition::WriteBytes(b) if host.write_bytes >= b => {
+                    stop_reason = format!("writes:{b}");
+                    break;
+                }
+                _ => {}
+            }
+            if requests & 1023 == 0 {
+                if let Some(c) = &self.cancel {
+                    if c.load(Ordering::Relaxed) {
+                        stop_reason = "interrupted".into();
+                        break;
+                    }
+                }
+                if requests & 4095 == 0 {
+                    let frac = match stop {
+                        StopCondition::Requests(n) => requests as f64 / n.max(1) as f64,
+                        StopCondition::TimeNs(t) => now as f64 / t.max(1) as f64,
+                        StopCondition::WriteBytes(b) => host.write_bytes as f64 / b.max(1) as f64,
+                        StopCondition::Death => self.ftl.life_used(),
+                        StopCondition::EndOfWorkload => 0.0,
+                    };
+                    progress.update(frac, requests, &started);
+                }
+            }
+            let Some(req) = self.workload.next_request()? else {
+                break;
+            };
+            let (first, units) = self.units_of(&req, logical_units)?;
+
+            // Issue time.
+            let mut issue = if open_loop { req.arrival_ns } else { now };
+            while let Some(&Reverse(t)) = outstanding.peek() {
+                if outstanding.len() >= qd || t <= issue {
+                    outstanding.pop();
+                    if outstanding.len() < qd {
+                        issue = issue.max(t);
+                    }
+                } else {
+                    break;
+                }
+            }
+            if open_loop && outstanding.is_empty() && issue > busy_until {
+                self.ftl.idle(busy_until, issue);
+            }
+            now = issue;
+
+            let completion = match req.kind {
+                IoKind::Write => {
+                    let data_in = self.ftl.engine.host_transfer(issue, req.size);
+                    host.write_requests += 1;
+                    host.write_bytes += req.size;
+                    self.ftl.write(first, units, data_in)
+                }
+                IoKind::Read => {
+                    let flash_done = self.ftl.read(first, units, issue);
+                    host.read_requests += 1;
+                    host.read_bytes += req.size;
+                    self.ftl.engine.host_transfer(flash_done, req.size)
+                }
+            };
+            if let Some(v) = self.ftl.integrity_violation() {
+                return Err(Error::Integrity(v.to_string()));
+            }
+            let latency = completion - issue;
+            match req.kind {
+                IoKind::Read => lat_read.record(latency),
+                IoKind::Write => lat_write.record(latency),
+            }
+            lat_all.record(latency);
+            ts.interval_latency.record(latency);
+            outstanding.push(Reverse(completion));
+            busy_until = busy_until.max(completion);
+            end = end.max(completion);
+            requests += 1;
+
+            let reached = match interval {
+                Interval::TimeNs(_) => now >= next_mark,
+                Interval::WriteBytes(_) => host.write_bytes >= next_mark,
+            };
+            if reached {
+                self.push_row(&mut ts, now, &host, requests);
+                next_mark += match interval {
+                    Interval::TimeNs(t) => t,
+                    Interval::WriteBytes(b) => b,
+                };
+            }
+        }
+        progress.finish();
+        self.push_row(&mut ts, end.max(now), &host, requests);
+        // A dead drive may have lost the unit it could not place: that is its death, not a bug.
+        if self.ftl.death().is_none() {
+            if let Some(v) = self.ftl.verify_all() {
+                return Err(Error::Integrity(v));
+            }
+        }
+
+        let wall = started.elapsed().as_secs_f64();
+        let c = &self.ftl.counters;
+        let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
+        let host_units = c.host_unit_writes;
+        let wa = if host_units == 0 { 0.0 } else { c.unit_programs.total() as f64 / host_units as f64 };
+        let physical_bytes = self.ftl.geo.pages() * self.ftl.flash.page_bytes(self.cfg.flash.bit_mode);
+        let counts = self.ftl.flash.erase_counts();
+        let n = counts.len().max(1) as f64;
+        let mean = counts.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = counts.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
+        let mut hist = std::collections::BTreeMap::new();
+        for &x in counts {
+            *hist.entry(x).or_insert(0u64) += 1;
+        }
+        let by_mode = self.ftl.blocks_by_mode();
+        let simulated = end.max(now);
+        let secs = simulated as f64 / 1e9;
+        let summary = Summary {
+            write_amplification: wa,
+            capacity: CapacitySummary {
+                physical_bytes,
+                logical_bytes,
+                mapping_unit_bytes: unit,
+                overprovisioning: (physical_bytes - logical_bytes) as f64 / logical_bytes as f64,
+                reserve: (physical_bytes - logical_bytes) as f64 / physical_bytes as f64,
+            },
+            flash: FlashSummary {
+                page_reads: c.page_reads.total(),
+                page_programs: c.page_programs.total(),
+                block_erases: c.block_erases.total(),
+                page_reads_by_cause: c.page_reads,
+                page_programs_by_cause: c.page_programs,
+                unit_programs_by_cause: c.unit_programs,
+                block_erases_by_cause: c.block_erases,
+                buffer_hits: c.buffer_hits,
+                unmapped_reads: c.unmapped_reads,
+            },
+            gc: GcSummary {
+                victims: c.gc_victims,
+                valid_units_moved: c.gc_valid_moved,
+                mean_valid_per_victim: if c.gc_victims == 0 {
+                    0.0
+                } else {
+                    c.gc_valid_moved as f64 / c.gc_victims as f64
+                },
+            },
+            latency_us: LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() },
+            throughput: Throughput {
+                iops: if secs > 0.0 { requests as f64 / secs } else { 0.0 },
+                mb_per_s: if secs > 0.0 { (host.read_bytes + host.write_bytes) as f64 / 1e6 / secs } else { 0.0 },
+            },
+            lifetime: Lifetime {
+                dead: self.ftl.death().is_some(),
+                death_reason: self.ftl.death().map(str::to_string),
+                host_bytes_written: host.write_bytes,
+                drive_writes: host.write_bytes as f64 / logical_bytes as f64,
+                dead_blocks: self.ftl.dead_blocks(),
+                blocks_by_mode: BitMode::ALL.iter().map(|m| (m.name(), by_mode[m.index()])).collect(),
+                erase_count: ErasesSummary {
+                    min: counts.iter().copied().min().unwrap_or(0),
+                    mean,
+                    max: counts.iter().copied().max().unwrap_or(0),
+                    stddev: var.sqrt(),
+                },
+                life_used: self.ftl.life_used(),
+            },
+            failures: Failures {
+                program: c.program_failures,
+                erase: c.erase_failures,
+                uncorrectable_reads: 0,
+                bad_pages: 0,
+                retired_blocks: c.retired_blocks,
+                worn_out_blocks: c.worn_out_blocks,
+            },
+            integrity: Integrity {
+                oracle: self.cfg.ftl.integrity_oracle,
+                checks: self.ftl.integrity_checks(),
+                violation: None,
+                out_of_order_programs: self.ftl.flash.order_violations,
+                physical_page_programs: self.ftl.flash.ops.programs,
+                physical_block_erases: self.ftl.flash.ops.erases,
+            },
+            run: RunInfo {
+                seed: self.cfg.seed,
+                requests,
+                simulated_ns: simulated,
+                wall_seconds: wall,
+                page_ops,
+                page_ops_per_second: if wall > 0.0 { page_ops as f64 / wall } else { 0.0 },
+                peak_rss_bytes: peak_rss_bytes(),
+                stop: stop_reason,
+            },
+            host,
+        };
+        Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
+    }
+
+    /// The mapping units a request covers.
+    fn units_of(&self, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+        let unit = self.ftl.unit_bytes();
+        let first = req.offset / unit;
+        let last = (req.offset + req.size.max(1) - 1) / unit;
+        if last >= logical_units {
+            return Err(Error::Run(format!(
+                "request at byte {} of {} bytes ends beyond the drive's {} logical bytes (fold the workload's addresses onto the drive)",
+                req.offset,
+                req.size,
+                logical_units * unit
+            )));
+        }
+        Ok((first as u32, (last - first + 1) as u32))
+    }
+
+    fn push_row(&self, ts: &mut TimeSeries, now: u64, host: &HostSummary, requests: u64) {
+        let c = &self.ftl.counters;
+        let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
+        let units = c.host_unit_writes - ts.last_host_units;
+        let programs = c.unit_programs.total() - ts.last_unit_programs;
+        let row = Row {
+            time_s: now as f64 / 1e9,
+            host_bytes_written: host.write_bytes,
+            host_mb_per_s: if dt > 0.0 { (host.write_bytes - ts.last_host_bytes) as f64 / 1e6 / dt } else { 0.0 },
+            iops: if dt > 0.0 { (requests - ts.last_requests) as f64 / dt } else { 0.0 },
+            mean_latency_us: ts.interval_latency.mean_us(),
+            p99_latency_us: ts.interval_latency.quantile_us(0.99),
+            wa_interval: if units == 0 { 0.0 } else { programs as f64 / units as f64 },
+            wa_cumulative: if c.host_unit_writes == 0 {
+                0.0
+            } else {
+                c.unit_programs.total() as f64 / c.host_unit_writes as f64
+            },
+            free_blocks: self.ftl.free_blocks(),
+            erases: c.block_erases.total(),
+            dead_blocks: self.ftl.dead_blocks(),
+            life_used: self.ftl.life_used(),
+        };
+        ts.rows.push(row);
+        ts.interval_latency.reset();
+        ts.last_time_ns = now;
+        ts.last_host_bytes = host.write_bytes;
+        ts.last_requests = requests;
+        ts.last_host_units = c.host_unit_writes;
+        ts.last_unit_programs = c.unit_programs.total();
+    }
+}
+
+/// A progress bar on a terminal for runs over a second; silent otherwise.
+struct Progress {
+    enabled: bool,
+    bar: Option<indicatif::ProgressBar>,
+    label: &'static str,
+}
+
+impl Progress {
+    fn new(mode: &str, stop: StopCondition) -> Self {
+        let enabled = match mode {
+            "on" => true,
+            "off" => false,
+            _ => std::io::stderr().is_terminal(),
+        };
+        let label = match stop {
+            StopCondition::Death => "life used",
+            _ => "done",
+        };
+        Progress { enabled, bar: None, label }
+    }
+
+    fn update(&mut self, fraction: f64, requests: u64, started: &Instant) {
+        if !self.enabled || started.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(1000);
+            let style = indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] [{bar:40}] {percent:>3}% {msg} (ETA {eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            b.set_style(style);
+            b
+        });
+        bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        let rate = requests as f64 / started.elapsed().as_secs_f64();
+        bar.set_message(format!("{} | {:.0} req/s", self.label, rate));
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Run a configuration and write `summary.json`, `timeseries.csv`, `erase_histogram.csv` and
+/// `config.toml` into `out_dir`.
+pub fn run_to_dir(cfg: Config, out_dir: &std::path::Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
+    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir.display(), e))?;
+    let mut sim = Simulator::new(cfg)?;
+    if let Some(c) = cancel {
+        sim.set_cancel_flag(c);
+    }
+    let out = sim.run()?;
+    write_outputs(&out, out_dir)?;
+    Ok(out)
+}
+
+/// Write a run's files into `out_dir`.
+pub fn write_outputs(out: &RunOutput, out_dir: &std::path::Path) -> Result<()> {
+    let write = |name: &str, text: &str| {
+        let p = out_dir.join(name);
+        std::fs::write(&p, text).map_err(|e| Error::io(p.display(), e))
+    };
+    write("summary.json", &out.summary.to_json())?;
+    write("timeseries.csv", &out.timeseries.to_csv())?;
+    write("config.toml", &out.config.to_toml())?;
+    let mut h = String::from("erase_count,blocks\n");
+    for (e, n) in &out.erase_histogram {
+        h += &format!("{e},{n}\n");
+    }
+    write("erase_histogram.csv", &h)
+}

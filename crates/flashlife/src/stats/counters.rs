@@ -1,0 +1,101 @@
+//! Flash operation counters, by cause.
+
+use serde::Serialize;
+
+/// Why a flash operation happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Host reads and writes.
+    Host = 0,
+    /// Garbage collection.
+    Gc,
+    /// Static wear leveling (cold data moved).
+    WearLeveling,
+    /// Data moved off a block after a program or erase failure.
+    BadBlock,
+    /// Read reclaim (read disturb).
+    Reclaim,
+    /// Device-side migration (FT-PASSD idle-time migration).
+    Migration,
+    /// Second writes (Reusable SSD).
+    SecondWrite,
+}
+
+/// Number of causes.
+pub const CAUSES: usize = 7;
+
+impl Cause {
+    pub const ALL: [Cause; CAUSES] = [
+        Cause::Host,
+        Cause::Gc,
+        Cause::WearLeveling,
+        Cause::BadBlock,
+        Cause::Reclaim,
+        Cause::Migration,
+        Cause::SecondWrite,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Host => "host",
+            Cause::Gc => "gc",
+            Cause::WearLeveling => "wear_leveling",
+            Cause::BadBlock => "bad_block",
+            Cause::Reclaim => "reclaim",
+            Cause::Migration => "migration",
+            Cause::SecondWrite => "second_write",
+        }
+    }
+}
+
+/// Counts per cause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ByCause(pub [u64; CAUSES]);
+
+impl ByCause {
+    #[inline]
+    pub fn add(&mut self, cause: Cause, n: u64) {
+        self.0[cause as usize] += n;
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    pub fn get(&self, cause: Cause) -> u64 {
+        self.0[cause as usize]
+    }
+    /// As a name -> count map for the summary.
+    pub fn to_map(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        Cause::ALL.iter().map(|&c| (c.name(), self.get(c))).collect()
+    }
+}
+
+impl Serialize for ByCause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_map().serialize(s)
+    }
+}
+
+/// Everything the FTL counts about the flash.
+#[derive(Debug, Clone, Default)]
+pub struct FlashCounters {
+    pub page_reads: ByCause,
+    pub page_programs: ByCause,
+    /// Mapping units programmed (a page holds one or more).
+    pub unit_programs: ByCause,
+    pub block_erases: ByCause,
+    pub program_failures: u64,
+    pub erase_failures: u64,
+    /// Blocks retired (worn out, failed erase, failed program).
+    pub retired_blocks: u64,
+    /// Blocks found worn out at erase.
+    pub worn_out_blocks: u64,
+    /// Host reads served from the controller's buffer (an open page).
+    pub buffer_hits: u64,
+    /// Host reads of never-written units (answered with zeros, no flash access).
+    pub unmapped_reads: u64,
+    /// Host units written.
+    pub host_unit_writes: u64,
+    /// GC victims cleaned and the valid units they held.
+    pub gc_victims: u64,
+    pub gc_valid_moved: u64,
+}

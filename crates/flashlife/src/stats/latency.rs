@@ -1,0 +1,109 @@
+//! Latency distributions from HDR histograms (never a stored list of samples).
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// A latency histogram in nanoseconds, 3 significant digits, growing as needed.
+pub struct LatencyHistogram {
+    h: Histogram<u64>,
+    sum_ns: u128,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Summary of a latency distribution, in microseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        let h = Histogram::new(3).expect("3 significant digits is a valid histogram precision");
+        LatencyHistogram { h, sum_ns: 0 }
+    }
+
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        // Auto-resizing histograms only fail on values beyond u64 range; saturate instead.
+        let _ = self.h.record(ns.max(1));
+        self.sum_ns += ns as u128;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    pub fn reset(&mut self) {
+        self.h.reset();
+        self.sum_ns = 0;
+    }
+
+    pub fn mean_us(&self) -> f64 {
+        if self.h.is_empty() {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.h.len() as f64 / 1000.0
+        }
+    }
+
+    pub fn quantile_us(&self, q: f64) -> f64 {
+        if self.h.is_empty() {
+            0.0
+        } else {
+            self.h.value_at_quantile(q) as f64 / 1000.0
+        }
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        LatencySummary {
+            count: self.count(),
+            mean: self.mean_us(),
+            p50: self.quantile_us(0.5),
+            p99: self.quantile_us(0.99),
+            p999: self.quantile_us(0.999),
+            max: if self.h.is_empty() { 0.0 } else { self.h.max() as f64 / 1000.0 },
+        }
+    }
+
+    /// (latency in us, cumulative fraction) points for a CDF plot, one per distinct bucket.
+    pub fn cdf(&self) -> Vec<(f64, f64)> {
+        let n = self.h.len().max(1) as f64;
+        let mut acc = 0u64;
+        self.h
+            .iter_recorded()
+            .map(|v| {
+                acc += v.count_since_last_iteration();
+                (v.value_iterated_to() as f64 / 1000.0, acc as f64 / n)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_a_known_distribution() {
+        let mut h = LatencyHistogram::new();
+        for i in 1..=1000u64 {
+            h.record(i * 1000); // 1..1000 us
+        }
+        let s = h.summary();
+        assert_eq!(s.count, 1000);
+        assert!((s.mean - 500.5).abs() < 0.01);
+        assert!((s.p50 - 500.0).abs() <= 1.0, "{}", s.p50);
+        assert!((s.p99 - 990.0).abs() <= 1.0, "{}", s.p99);
+        assert!((s.max - 1000.0).abs() <= 1.0);
+    }
+}

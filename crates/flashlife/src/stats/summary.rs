@@ -1,0 +1,202 @@
+//! `summary.json`: the contract of design.md section 4, as typed structures.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use super::counters::ByCause;
+use super::latency::LatencySummary;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub write_amplification: f64,
+    pub capacity: CapacitySummary,
+    pub host: HostSummary,
+    pub flash: FlashSummary,
+    pub gc: GcSummary,
+    pub latency_us: LatencySet,
+    pub throughput: Throughput,
+    pub lifetime: Lifetime,
+    pub failures: Failures,
+    pub integrity: Integrity,
+    pub run: RunInfo,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CapacitySummary {
+    pub physical_bytes: u64,
+    pub logical_bytes: u64,
+    pub mapping_unit_bytes: u64,
+    /// (physical - logical) / logical.
+    pub overprovisioning: f64,
+    /// (physical - logical) / physical.
+    pub reserve: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct HostSummary {
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Host bytes written while preconditioning (not in `write_bytes`).
+    pub precondition_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlashSummary {
+    pub page_reads: u64,
+    pub page_programs: u64,
+    pub block_erases: u64,
+    pub page_reads_by_cause: ByCause,
+    pub page_programs_by_cause: ByCause,
+    pub unit_programs_by_cause: ByCause,
+    pub block_erases_by_cause: ByCause,
+    pub buffer_hits: u64,
+    pub unmapped_reads: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GcSummary {
+    pub victims: u64,
+    pub valid_units_moved: u64,
+    pub mean_valid_per_victim: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencySet {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+    pub all: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Throughput {
+    pub iops: f64,
+    pub mb_per_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ErasesSummary {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
+    pub stddev: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Lifetime {
+    pub dead: bool,
+    pub death_reason: Option<String>,
+    pub host_bytes_written: u64,
+    pub drive_writes: f64,
+    pub dead_blocks: u64,
+    pub blocks_by_mode: BTreeMap<&'static str, u64>,
+    pub erase_count: ErasesSummary,
+    /// Mean erase count over the rated cycles of the starting mode.
+    pub life_used: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Failures {
+    pub program: u64,
+    pub erase: u64,
+    pub uncorrectable_reads: u64,
+    pub bad_pages: u64,
+    pub retired_blocks: u64,
+    pub worn_out_blocks: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Integrity {
+    pub oracle: bool,
+    pub checks: u64,
+    pub violation: Option<String>,
+    pub out_of_order_programs: u64,
+    /// Programs and erases the flash array itself counted (must equal the FTL's sums by cause).
+    pub physical_page_programs: u64,
+    pub physical_block_erases: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunInfo {
+    pub seed: u64,
+    pub requests: u64,
+    pub simulated_ns: u64,
+    pub wall_seconds: f64,
+    pub page_ops: u64,
+    pub page_ops_per_second: f64,
+    pub peak_rss_bytes: u64,
+    pub stop: String,
+}
+
+/// Peak resident memory of this process (VmHWM), 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+impl Summary {
+    /// The summary as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// A one-screen human summary.
+    pub fn to_text(&self) -> String {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let l = &self.latency_us;
+        let mut s = String::new();
+        s += &format!(
+            "drive      {:.2} GiB logical of {:.2} GiB raw (op {:.3}, reserve {:.3}), {} B mapping unit\n",
+            gib(self.capacity.logical_bytes),
+            gib(self.capacity.physical_bytes),
+            self.capacity.overprovisioning,
+            self.capacity.reserve,
+            self.capacity.mapping_unit_bytes
+        );
+        s += &format!(
+            "host       {} reads ({:.2} GiB), {} writes ({:.2} GiB)\n",
+            self.host.read_requests,
+            gib(self.host.read_bytes),
+            self.host.write_requests,
+            gib(self.host.write_bytes)
+        );
+        s += &format!(
+            "flash      {} page reads, {} page programs, {} erases; WA {:.3}\n",
+            self.flash.page_reads, self.flash.page_programs, self.flash.block_erases, self.write_amplification
+        );
+        s += &format!(
+            "latency    read mean {:.1} us p99 {:.1} us | write mean {:.1} us p99 {:.1} us | max {:.1} us\n",
+            l.read.mean, l.read.p99, l.write.mean, l.write.p99, l.all.max
+        );
+        s += &format!("throughput {:.0} IOPS, {:.1} MB/s\n", self.throughput.iops, self.throughput.mb_per_s);
+        s += &format!(
+            "lifetime   {} after {:.2} drive writes; erases min {} mean {:.1} max {}; {} dead blocks\n",
+            if self.lifetime.dead { "DEAD" } else { "alive" },
+            self.lifetime.drive_writes,
+            self.lifetime.erase_count.min,
+            self.lifetime.erase_count.mean,
+            self.lifetime.erase_count.max,
+            self.lifetime.dead_blocks
+        );
+        s += &format!(
+            "run        {} requests, {:.3} s simulated, {:.2} s wall, {:.2} M page ops/s, peak RSS {:.0} MiB\n",
+            self.run.requests,
+            self.run.simulated_ns as f64 / 1e9,
+            self.run.wall_seconds,
+            self.run.page_ops_per_second / 1e6,
+            self.run.peak_rss_bytes as f64 / (1u64 << 20) as f64
+        );
+        if let Some(v) = &self.integrity.violation {
+            s += &format!("INTEGRITY  {v}\n");
+        }
+        s
+    }
+}

@@ -1,0 +1,77 @@
+//! Time series: one row per interval of simulated time or of host bytes written.
+
+use std::fmt::Write as _;
+
+use super::latency::LatencyHistogram;
+
+/// One row of `timeseries.csv`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    pub time_s: f64,
+    pub host_bytes_written: u64,
+    pub host_mb_per_s: f64,
+    pub iops: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+    pub wa_interval: f64,
+    pub wa_cumulative: f64,
+    pub free_blocks: u64,
+    pub erases: u64,
+    pub dead_blocks: u64,
+    pub life_used: f64,
+}
+
+/// Column names, in order.
+pub const COLUMNS: &[&str] = &[
+    "time_s",
+    "host_bytes_written",
+    "host_mb_per_s",
+    "iops",
+    "mean_latency_us",
+    "p99_latency_us",
+    "wa_interval",
+    "wa_cumulative",
+    "free_blocks",
+    "erases",
+    "dead_blocks",
+    "life_used",
+];
+
+/// Accumulates interval statistics and finished rows.
+#[derive(Default)]
+pub struct TimeSeries {
+    pub rows: Vec<Row>,
+    pub interval_latency: LatencyHistogram,
+    pub last_time_ns: u64,
+    pub last_host_bytes: u64,
+    pub last_requests: u64,
+    pub last_host_units: u64,
+    pub last_unit_programs: u64,
+}
+
+impl TimeSeries {
+    /// The rows as CSV with a header.
+    pub fn to_csv(&self) -> String {
+        let mut s = COLUMNS.join(",");
+        s.push('\n');
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "{:.6},{},{:.3},{:.1},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.5}",
+                r.time_s,
+                r.host_bytes_written,
+                r.host_mb_per_s,
+                r.iops,
+                r.mean_latency_us,
+                r.p99_latency_us,
+                r.wa_interval,
+                r.wa_cumulative,
+                r.free_blocks,
+                r.erases,
+                r.dead_blocks,
+                r.life_used
+            );
+        }
+        s
+    }
+}

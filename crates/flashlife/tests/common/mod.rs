@@ -1,0 +1,40 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use flashlife::workload::{HostRequest, IoKind, Workload};
+use flashlife::{Config, ConfigBuilder, Result, RunOutput, Simulator};
+
+/// Build a configuration from `key=value` overrides over the defaults.
+pub fn config(sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::new();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Run a configuration with its own workload.
+pub fn run(sets: &[&str]) -> RunOutput {
+    Simulator::new(config(sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Writes sweeping the logical space in order, one unit each, forever.
+pub struct Sequential {
+    pub next: u64,
+    pub units: u64,
+    pub unit: u64,
+}
+
+impl Workload for Sequential {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        let r = HostRequest {
+            arrival_ns: 0,
+            kind: IoKind::Write,
+            offset: self.next * self.unit,
+            size: self.unit,
+            stream: 0,
+        };
+        self.next = (self.next + 1) % self.units;
+        Ok(Some(r))
+    }
+}
