@@ -1,1 +1,121 @@
+//! Python bindings: the private `flashlife._core` module. The public API lives in the
+//! Python package (`python/flashlife`); this module only moves strings and numbers across.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use flashlife::config::presets;
+use flashlife::{Config, ConfigBuilder};
+
+create_exception!(_core, FlashlifeError, PyException, "A configuration, trace or run error from the flashlife core.");
+
+fn err(e: flashlife::Error) -> PyErr {
+    FlashlifeError::new_err(e.to_string())
+}
+
+/// Resolve layers into a configuration: optional preset, optional TOML files (in order),
+/// optional inline TOML text, then `key=value` overrides.
+fn build_config(preset: Option<&str>, files: &[String], toml_text: Option<&str>, overrides: &[String]) -> flashlife::Result<Config> {
+    let mut b = ConfigBuilder::new();
+    if let Some(p) = preset {
+        b = b.preset(p)?;
+    }
+    for f in files {
+        b = b.file(f)?;
+    }
+    if let Some(t) = toml_text {
+        b = b.toml_str(t, "<config>")?;
+    }
+    for o in overrides {
+        b = b.set(o)?;
+    }
+    b.build()
+}
+
+/// The fully resolved configuration as TOML text.
+#[pyfunction]
+#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new()))]
+fn resolve_config(preset: Option<&str>, files: Vec<String>, toml_text: Option<&str>, overrides: Vec<String>) -> PyResult<String> {
+    build_config(preset, &files, toml_text, &overrides).map(|c| c.to_toml()).map_err(err)
+}
+
+/// `(name, description)` of every preset.
+#[pyfunction]
+fn list_presets() -> Vec<(String, String)> {
+    presets::ALL.iter().map(|p| (p.name.to_string(), p.description().to_string())).collect()
+}
+
+/// Run a configuration. Returns a dict with `summary_json`, `summary_text`,
+/// `timeseries_csv`, `erase_histogram` (list of (erase count, blocks)) and `config_toml`.
+/// With `out_dir`, the run's files are written there too. The GIL is released while the
+/// core runs; Ctrl-C stops the run and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None))]
+fn run<'py>(
+    py: Python<'py>,
+    preset: Option<&str>,
+    files: Vec<String>,
+    toml_text: Option<&str>,
+    overrides: Vec<String>,
+    out_dir: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = build_config(preset, &files, toml_text, &overrides).map_err(err)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let flag = cancel.clone();
+    let worker = std::thread::spawn(move || {
+        let result = match &out_dir {
+            Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), Some(flag)),
+            None => flashlife::Simulator::new(cfg).and_then(|mut s| {
+                s.set_cancel_flag(flag);
+                s.run()
+            }),
+        };
+        let _ = tx.send(result);
+    });
+    // Wait without the GIL, waking to let Python handle signals (Ctrl-C).
+    let mut rx = rx;
+    let result = loop {
+        // The receiver is moved into the GIL-free closure and back (it is Send, not Sync).
+        let (got, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(100)), rx));
+        rx = back;
+        match got {
+            Ok(r) => break r,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancel.store(true, Ordering::Relaxed);
+                    let _ = py.detach(|| worker.join());
+                    return Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(FlashlifeError::new_err("the simulation thread stopped unexpectedly"));
+            }
+        }
+    };
+    let _ = worker.join();
+    let out = result.map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("summary_json", out.summary.to_json())?;
+    d.set_item("summary_text", out.summary.to_text())?;
+    d.set_item("timeseries_csv", out.timeseries.to_csv())?;
+    d.set_item("erase_histogram", out.erase_histogram)?;
+    d.set_item("config_toml", out.config.to_toml())?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FlashlifeError", m.py().get_type::<FlashlifeError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(list_presets, m)?)?;
+    Ok(())
+}
