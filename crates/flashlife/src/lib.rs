@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod host;
+pub mod techniques;
 pub mod workload;
 
 pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! Bad-page history table (placeholder).
