@@ -11,6 +11,7 @@ pub mod ftl;
 pub mod host;
 pub mod sim;
 pub mod stats;
+pub mod techniques;
 pub mod workload;
 
 pub use config::{Config, ConfigBuilder};
