@@ -4,6 +4,7 @@
 //! engine -> stats. See `docs/architecture.md`.
 
 pub mod error;
+pub mod flash;
 pub mod host;
 pub mod workload;
 
