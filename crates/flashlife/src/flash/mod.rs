@@ -1,1 +1,2 @@
 pub mod oxide;
+pub mod rber;
