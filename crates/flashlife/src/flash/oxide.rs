@@ -92,7 +92,8 @@ pub struct OxideParams {
     pub endurance: Endurance,
     /// Sigma of the per-block lognormal multiplier on both trap coefficients (A and B);
     /// 0 turns variation off (the default). The multiplier has median 1, so the median block
-    /// dies at the rated endurance; e.g. 0.2 gives a few tens of percent spread in lifetime.
+    /// dies at the rated endurance. Lifetime is very sensitive to it (shift ~ cycles^0.35..0.42):
+    /// 0.05 gives a 10th-90th percentile lifetime ratio of ~1.4x, 0.1 ~2x, 0.2 ~4x.
     pub variation_sigma: f64,
 }
 
@@ -572,7 +573,8 @@ mod tests {
             let median = limits[n / 2] as f64;
             assert!((median - e).abs() <= 0.04 * e, "bits {bits}: median {median}");
             let (lo, hi) = (limits[n / 10] as f64, limits[9 * n / 10] as f64);
-            assert!(hi / lo > 1.3, "spread too small: {lo}..{hi}");
+            // Expected from inverting the shift at the lognormal deciles: 4.5x (TLC), 4.1x (MLC).
+            assert!(hi / lo > 3.5 && hi / lo < 5.5, "spread {lo}..{hi}");
         }
         // Same seed, same drive; different seed, different drive.
         let w2 = OxideWear::new(&p, n, 42).unwrap();
