@@ -73,7 +73,7 @@ impl Default for PowerLawParams {
 
 impl PowerLawParams {
     /// 2y-nm planar MLC. Values as shipped in SimpleSSD (CAMELab, `AbstractReadReclaim::
-    /// estimateBitError` in `src/ftl/read_reclaim/abstract_read_reclaim.cc`, commented
+    /// estimateBitError` in `ftl/read_reclaim/abstract_read_reclaim.cc`, commented
     /// "2y-nm MLC"), with t in days and R in raw reads; the same nine numbers appear in
     /// MQSim-derived ECC code as the "MLC" set. SimpleSSD's source does not name the paper
     /// the fit comes from; see `docs/models/bit-errors.md`.
