@@ -1,10 +1,12 @@
-//! The flash model: geometry, bit modes, timing parameters, wear and failures. It knows
-//! nothing of the FTL above it.
+//! The flash model: geometry, bit modes, timing parameters, wear and error physics, and
+//! failures. It knows nothing of the FTL above it.
 
 pub mod array;
 pub mod failure;
 pub mod geometry;
 pub mod mode;
+pub mod oxide;
+pub mod rber;
 pub mod wear;
 
 pub use array::{EraseStatus, FlashArray, ProgramStatus};
