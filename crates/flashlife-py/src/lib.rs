@@ -21,7 +21,12 @@ fn err(e: flashlife::Error) -> PyErr {
 
 /// Resolve layers into a configuration: optional preset, optional TOML files (in order),
 /// optional inline TOML text, then `key=value` overrides.
-fn build_config(preset: Option<&str>, files: &[String], toml_text: Option<&str>, overrides: &[String]) -> flashlife::Result<Config> {
+fn build_config(
+    preset: Option<&str>,
+    files: &[String],
+    toml_text: Option<&str>,
+    overrides: &[String],
+) -> flashlife::Result<Config> {
     let mut b = ConfigBuilder::new();
     if let Some(p) = preset {
         b = b.preset(p)?;
@@ -41,7 +46,12 @@ fn build_config(preset: Option<&str>, files: &[String], toml_text: Option<&str>,
 /// The fully resolved configuration as TOML text.
 #[pyfunction]
 #[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new()))]
-fn resolve_config(preset: Option<&str>, files: Vec<String>, toml_text: Option<&str>, overrides: Vec<String>) -> PyResult<String> {
+fn resolve_config(
+    preset: Option<&str>,
+    files: Vec<String>,
+    toml_text: Option<&str>,
+    overrides: Vec<String>,
+) -> PyResult<String> {
     build_config(preset, &files, toml_text, &overrides).map(|c| c.to_toml()).map_err(err)
 }
 

@@ -84,7 +84,7 @@ fn greedy_matches_mean_field_and_beats_fifo() {
     for b in [64, 128] {
         for op in [0.07, 0.28, 0.5] {
             let want = greedy_wa(op, b);
-            let got = simulated_wa(op, "greedy", b, 262_144 / b);
+            let got = simulated_wa(op, "greedy", b, 524_288 / b);
             let err = (got - want).abs() / want;
             println!("greedy b {b} op {op}: simulated {got:.4}, mean field {want:.4}, error {:.2}%", err * 100.0);
             assert!(err < 0.02, "greedy b {b} op {op}: simulated {got}, model {want}");

@@ -132,10 +132,11 @@ impl FlashConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct CapacityConfig {
     /// (physical - logical) / logical, e.g. 0.07 or 0.28 (Reusable SSD's convention).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A table that states neither key gets this one, at 0.07.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overprovisioning: Option<f64>,
     /// (physical - logical) / physical, e.g. 0.20 (ZombieNAND's "reserved area").
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserve: Option<f64>,
 }
 

@@ -23,6 +23,10 @@ use oracle::Oracle;
 use victim::{VictimPolicy, VictimView};
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
 
+/// Free blocks per pool that host writes never take: GC needs one to move data into, and a
+/// program failure during GC needs another to carry on.
+const GC_RESERVE_BLOCKS: usize = 2;
+
 /// No mapping / no owner.
 pub const UNMAPPED: u32 = u32::MAX;
 const NONE: u32 = u32::MAX;
@@ -178,7 +182,7 @@ impl Ftl {
         let planes = geo.planes();
         let bpp = geo.blocks_per_plane as usize;
         let mark = |frac: f64, min: usize| ((frac * bpp as f64).ceil() as usize).max(min);
-        let low = mark(cfg.gc.low_watermark, 1);
+        let low = mark(cfg.gc.low_watermark, GC_RESERVE_BLOCKS + 1);
         let high = mark(cfg.gc.high_watermark, low + 1);
         if high + 2 > bpp {
             return Err(Error::config(
@@ -379,18 +383,18 @@ impl Ftl {
         if stream == Stream::Host {
             let p = &mut self.pools[plane as usize];
             // Below the low watermark, or down to the last blocks (tiny pools), GC starts.
-            if p.free.len() < p.low || p.free.len() <= 2 {
+            if p.free.len() < p.low || p.free.len() <= GC_RESERVE_BLOCKS + 1 {
                 p.collecting = true;
             }
             if p.collecting {
-                let target = (p.free.len() + 1).min(p.high).max(2);
+                let target = (p.free.len() + 1).min(p.high).max(GC_RESERVE_BLOCKS + 1);
                 self.collect(plane, ready, target);
                 let p = &mut self.pools[plane as usize];
                 if p.free.len() >= p.high {
                     p.collecting = false;
                 }
             }
-            if self.pools[plane as usize].free.len() <= 1 {
+            if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
                 return false;
             }
         }
@@ -474,6 +478,13 @@ impl Ftl {
     pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         let mut done = ready;
         for lpn in first..first + units {
+            if let Some(o) = &mut self.oracle {
+                // The version being overwritten must still be where the map says: a unit
+                // lost and then overwritten would otherwise go unnoticed.
+                let slot = self.l2p[lpn as usize];
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.p2l[slot as usize] };
+                o.check("overwrite", lpn, slot, owner);
+            }
             self.invalidate(lpn);
             self.counters.host_unit_writes += 1;
             let mut tries = 0;
@@ -603,18 +614,19 @@ impl Ftl {
         if self.relocation_fault == Some(self.relocations) {
             return ready; // the deliberate bug: the unit is dropped
         }
-        match self.place(plane, Stream::Gc, lpn, ready, cause) {
-            Some((to, programmed)) => {
+        // Data stays in its plane when it can (copy-back friendly); a plane that has lost
+        // too many blocks to hold its share sends it to another plane instead.
+        let planes = self.geo.planes();
+        for target in (0..planes).map(|i| (plane + i) % planes) {
+            if let Some((to, programmed)) = self.place(target, Stream::Gc, lpn, ready, cause) {
                 if let Some(o) = &mut self.oracle {
                     o.relocate(lpn, from, lpn, to);
                 }
-                programmed.unwrap_or(ready)
-            }
-            None => {
-                self.die(format!("no free block in plane {plane} to move data into"));
-                ready
+                return programmed.unwrap_or(ready);
             }
         }
+        self.die(format!("no free block in any plane to move data from plane {plane} into"));
+        ready
     }
 
     /// Erase a block whose data has been moved and return it to its pool (or retire it, or
@@ -752,6 +764,9 @@ impl Ftl {
     fn settle(&mut self, ready: u64) -> u64 {
         let mut done = ready;
         while let Some((block, buffered)) = self.retire_queue.pop() {
+            // Make room first: the failed block's data needs somewhere to go.
+            let plane = self.geo.plane_of_block(block);
+            done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS));
             done = done.max(self.relocate_block(block, buffered, ready, Cause::BadBlock));
             self.retire(block);
             if self.death.is_some() {

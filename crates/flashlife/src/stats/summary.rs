@@ -194,6 +194,9 @@ impl Summary {
             self.run.page_ops_per_second / 1e6,
             self.run.peak_rss_bytes as f64 / (1u64 << 20) as f64
         );
+        if let Some(r) = &self.lifetime.death_reason {
+            s += &format!("death      {r}\n");
+        }
         if let Some(v) = &self.integrity.violation {
             s += &format!("INTEGRITY  {v}\n");
         }
