@@ -835,6 +835,18 @@ impl Ftl {
         self.engine.set_timing(timing);
     }
 
+    /// Bytes of simulator state held per block, page and unit (maps, block tables, flash
+    /// array), for the memory target of about 16 bytes per physical page.
+    pub fn state_bytes(&self) -> u64 {
+        let v = |n: usize, each: usize| (n * each) as u64;
+        let blocks = self.geo.blocks() as usize;
+        let per_block = std::mem::size_of::<u32>() * 2 // valid, capacity
+            + std::mem::size_of::<BlockState>()
+            + std::mem::size_of::<u64>() // closed_seq
+            + 4 * 4 + 1; // flash array: erase count, write pointer, read counter, mode
+        v(self.l2p.len(), 4) + v(self.p2l.len(), 4) + v(blocks, per_block) + self.oracle.as_ref().map_or(0, |_| v(self.l2p.len() + self.p2l.len(), 4))
+    }
+
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.
     pub fn life_used(&self) -> f64 {
         let rated = self.flash.wear_model().rated_cycles(self.flash.native_mode()).max(1.0);

@@ -1,0 +1,70 @@
+//! Throughput benchmark: flash page operations per wall second and peak memory.
+//!
+//! `cargo bench -p flashlife --bench throughput` runs every scenario, each in its own child
+//! process so that each peak-memory figure is its own; `-- NAME` runs one scenario.
+//! Scenarios: a 16 GiB drive at op 0.07 (4 KiB pages, 8 channels x 4 ways x 2 planes) under
+//! 4 KiB uniform random writes, closed loop, GC on, with the timing model on; the same in
+//! fast-forward; a 70/30 read/write mix with timing on.
+
+use std::process::Command;
+use std::time::Instant;
+
+use flashlife::{ConfigBuilder, Simulator};
+
+struct Scenario {
+    name: &'static str,
+    sets: &'static [&'static str],
+}
+
+const COMMON: &[&str] = &["ftl.precondition=\"steady\"", "ftl.precondition_drive_writes=0.5", "host.queue_depth=32"];
+
+const SCENARIOS: &[Scenario] = &[
+    Scenario { name: "random-write-timing", sets: &["ftl.timing=true", "run.until=\"writes:1dw\""] },
+    Scenario { name: "random-write-fast-forward", sets: &["ftl.timing=false", "run.until=\"writes:1dw\""] },
+    Scenario { name: "mix-70r-30w-timing", sets: &["ftl.timing=true", "workload.read_ratio=0.7", "run.until=\"requests:12000000\""] },
+];
+
+fn run_one(s: &Scenario) {
+    let mut b = ConfigBuilder::new().preset("bench-16g").expect("preset");
+    for set in COMMON.iter().chain(s.sets) {
+        b = b.set(set).expect("override");
+    }
+    let cfg = b.build().expect("config");
+    let t0 = Instant::now();
+    let sim = Simulator::new(cfg).expect("simulator");
+    let pre = t0.elapsed().as_secs_f64();
+    let state = sim.ftl().state_bytes();
+    let pages = sim.ftl().geo.pages();
+    let out = sim.run().expect("run");
+    let r = &out.summary.run;
+    println!(
+        "{:<28} {:>8.2} M page ops/s {:>7.2} s run {:>6.2} s precondition {:>12} page ops  WA {:>5.2}  peak RSS {:>6.0} MiB  state {:>5.2} B/page",
+        s.name,
+        r.page_ops_per_second / 1e6,
+        r.wall_seconds,
+        pre,
+        r.page_ops,
+        out.summary.write_amplification,
+        r.peak_rss_bytes as f64 / (1u64 << 20) as f64,
+        state as f64 / pages as f64
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    if let Some(name) = args.first() {
+        match SCENARIOS.iter().find(|s| s.name == name) {
+            Some(s) => run_one(s),
+            None => eprintln!("unknown scenario {name}; known: {:?}", SCENARIOS.iter().map(|s| s.name).collect::<Vec<_>>()),
+        }
+        return;
+    }
+    println!("flashlife throughput benchmark (16 GiB drive, op 0.07, 4 KiB random, QD 32)");
+    let exe = std::env::current_exe().expect("own path");
+    for s in SCENARIOS {
+        let status = Command::new(&exe).arg(s.name).status().expect("child");
+        if !status.success() {
+            eprintln!("{} failed: {status}", s.name);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every check the project has: formatting, lints, the Rust tests and the Python tests.
+# Installs what it needs (the package with its test extras) first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "install flashlife with its test extras"
+python3 -m pip install --quiet --disable-pip-version-check '.[test]'
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "ruff"
+py_dirs=()
+for d in python tests examples experiments; do [ -d "$d" ] && py_dirs+=("$d"); done
+python3 -m ruff check "${py_dirs[@]}"
+python3 -m ruff format --check "${py_dirs[@]}"
+
+step "cargo test (release: the simulations are heavy)"
+cargo test --release --workspace
+
+step "pytest"
+python3 -m pytest -q
