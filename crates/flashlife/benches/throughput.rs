@@ -21,7 +21,10 @@ const COMMON: &[&str] = &["ftl.precondition=\"steady\"", "ftl.precondition_drive
 const SCENARIOS: &[Scenario] = &[
     Scenario { name: "random-write-timing", sets: &["ftl.timing=true", "run.until=\"writes:1dw\""] },
     Scenario { name: "random-write-fast-forward", sets: &["ftl.timing=false", "run.until=\"writes:1dw\""] },
-    Scenario { name: "mix-70r-30w-timing", sets: &["ftl.timing=true", "workload.read_ratio=0.7", "run.until=\"requests:12000000\""] },
+    Scenario {
+        name: "mix-70r-30w-timing",
+        sets: &["ftl.timing=true", "workload.read_ratio=0.7", "run.until=\"requests:12000000\""],
+    },
 ];
 
 fn run_one(s: &Scenario) {
@@ -55,7 +58,9 @@ fn main() {
     if let Some(name) = args.first() {
         match SCENARIOS.iter().find(|s| s.name == name) {
             Some(s) => run_one(s),
-            None => eprintln!("unknown scenario {name}; known: {:?}", SCENARIOS.iter().map(|s| s.name).collect::<Vec<_>>()),
+            None => {
+                eprintln!("unknown scenario {name}; known: {:?}", SCENARIOS.iter().map(|s| s.name).collect::<Vec<_>>())
+            }
         }
         return;
     }

@@ -844,7 +844,10 @@ impl Ftl {
             + std::mem::size_of::<BlockState>()
             + std::mem::size_of::<u64>() // closed_seq
             + 4 * 4 + 1; // flash array: erase count, write pointer, read counter, mode
-        v(self.l2p.len(), 4) + v(self.p2l.len(), 4) + v(blocks, per_block) + self.oracle.as_ref().map_or(0, |_| v(self.l2p.len() + self.p2l.len(), 4))
+        v(self.l2p.len(), 4)
+            + v(self.p2l.len(), 4)
+            + v(blocks, per_block)
+            + self.oracle.as_ref().map_or(0, |_| v(self.l2p.len() + self.p2l.len(), 4))
     }
 
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.
