@@ -443,15 +443,19 @@ impl Progress {
         let bar = self.bar.get_or_insert_with(|| {
             let b = indicatif::ProgressBar::new(1000);
             let style = indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] [{bar:40}] {percent:>3}% {msg} (ETA {eta})",
+                "{spinner} [{elapsed_precise}] [{bar:40}] {percent:>3}% {msg}",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
             b.set_style(style);
             b
         });
-        bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
-        let rate = requests as f64 / started.elapsed().as_secs_f64();
-        bar.set_message(format!("{} | {:.0} req/s", self.label, rate));
+        let f = fraction.clamp(0.0, 1.0);
+        bar.set_position((f * 1000.0) as u64);
+        let elapsed = started.elapsed().as_secs_f64();
+        let rate = requests as f64 / elapsed;
+        // The run's own estimate: elapsed time scaled by the share still to go.
+        let eta = if f > 0.0 { format!("{:.0}s", elapsed * (1.0 - f) / f) } else { "?".into() };
+        bar.set_message(format!("{} | {:.0} req/s | ETA {eta}", self.label, rate));
     }
 
     fn finish(&mut self) {
