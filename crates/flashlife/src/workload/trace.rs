@@ -104,6 +104,18 @@ impl TraceFormat {
             let (a, b) = s.split_once('.').unwrap_or((s, ""));
             (uint(a) || a.is_empty()) && (uint(b) || b.is_empty()) && !(a.is_empty() && b.is_empty())
         };
+        let mut f = [""; 5];
+        let mut n = 0;
+        for (i, x) in t.split_ascii_whitespace().enumerate() {
+            if i < f.len() {
+                f[i] = x;
+            }
+            n += 1;
+        }
+        // blkparse first: its device field `maj,min` holds a comma.
+        if n >= 7 && f[0].split_once(',').is_some_and(|(a, b)| uint(a) && uint(b)) {
+            return Some(TraceFormat::Blkparse);
+        }
         if t.contains(',') {
             let mut f = [""; 6];
             let mut n = 0;
@@ -123,17 +135,6 @@ impl TraceFormat {
                 return Some(TraceFormat::CloudPhysics);
             }
             return None;
-        }
-        let mut f = [""; 5];
-        let mut n = 0;
-        for (i, x) in t.split_ascii_whitespace().enumerate() {
-            if i < f.len() {
-                f[i] = x;
-            }
-            n += 1;
-        }
-        if n >= 7 && f[0].split_once(',').is_some_and(|(a, b)| uint(a) && uint(b)) {
-            return Some(TraceFormat::Blkparse);
         }
         if n == 5 && decimal(f[0]) && f[1..].iter().all(|x| uint(x)) {
             return Some(if f[0].contains('.') { TraceFormat::Disksim } else { TraceFormat::Mqsim });
@@ -763,6 +764,11 @@ fn parse_blkparse(t: &str, event: &str, in_trailer: &mut bool) -> std::result::R
     };
     if rwbs.contains('D') {
         return Ok(Parsed::Ignored); // discard (trim): not modelled
+    }
+    if n > 8 && f[8].starts_with('[') {
+        // `sector [error]` with no `+ count`: blkparse prints this for commands that carry
+        // no data (flush / barrier completions).
+        return Ok(Parsed::Ignored);
     }
     if n < 10 || f[8] != "+" {
         return Err(err("sector", format!("`{}`; expected `sector + count` after the rwbs field", shorten(t))));
