@@ -196,7 +196,10 @@ impl Acc {
         if let Some(prev) = self.last_arrival {
             let gap = arrival.saturating_sub(prev);
             self.gap_sum += u128::from(gap);
-            self.gaps.saturating_record(gap);
+            // record() grows the auto-resizing histogram; saturate only past its hard limit.
+            if self.gaps.record(gap).is_err() {
+                self.gaps.saturating_record(gap);
+            }
             s.inter_arrival.max_ns = s.inter_arrival.max_ns.max(gap);
         }
         self.last_arrival = Some(arrival);
