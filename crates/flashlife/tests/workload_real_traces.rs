@@ -75,7 +75,11 @@ fn every_sample_parses_and_matches_independent_counts() {
             TraceFormat::Mqsim,
             Box::new(|s| count(s, false, |l| l.trim_end().ends_with(" 1"))),
         ),
-        ("mqsim/wsrch-small.trace", TraceFormat::Mqsim, Box::new(|s| count(s, false, |l| l.trim_end().ends_with(" 1")))),
+        (
+            "mqsim/wsrch-small.trace",
+            TraceFormat::Mqsim,
+            Box::new(|s| count(s, false, |l| l.trim_end().ends_with(" 1"))),
+        ),
         ("mqsim/tpcc-small.trace", TraceFormat::Mqsim, Box::new(|s| count(s, false, |l| l.trim_end().ends_with(" 1")))),
         (
             "cloudphysics/cloudPhysicsIO.csv",

@@ -15,7 +15,8 @@ fn ctx(logical: u64) -> WorkloadContext {
 /// Least-squares slope of ln(count) against ln(rank) over the top `ranks` ranks.
 fn loglog_slope(mut counts: Vec<u64>, ranks: usize) -> f64 {
     counts.sort_unstable_by(|a, b| b.cmp(a));
-    let pts: Vec<(f64, f64)> = counts.iter().take(ranks).enumerate().map(|(i, &c)| (((i + 1) as f64).ln(), (c as f64).ln())).collect();
+    let pts: Vec<(f64, f64)> =
+        counts.iter().take(ranks).enumerate().map(|(i, &c)| (((i + 1) as f64).ln(), (c as f64).ln())).collect();
     let n = pts.len() as f64;
     let (sx, sy) = pts.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
     let (mx, my) = (sx / n, sy / n);
@@ -101,10 +102,12 @@ fn uniform_working_set_and_read_ratio_within_one_percent() {
 fn uniform_default_stream_is_stable() {
     // The first generator's draw order (kind, then slot) is kept: same seed, same stream.
     let c = WorkloadConfig { read_ratio: 0.5, ..WorkloadConfig::default() };
-    let a: Vec<_> = (0..100).map({
-        let mut w = build(&c, &ctx(GIB)).unwrap();
-        move |_| w.next_request().unwrap().unwrap()
-    }).collect();
+    let a: Vec<_> = (0..100)
+        .map({
+            let mut w = build(&c, &ctx(GIB)).unwrap();
+            move |_| w.next_request().unwrap().unwrap()
+        })
+        .collect();
     let mut w = build(&c, &ctx(GIB)).unwrap();
     for r in a {
         assert_eq!(Some(r), w.next_request().unwrap());

@@ -40,11 +40,19 @@ fn msr_malformed_lines() {
     fails(good("1,h,0,Read,0\n").as_bytes(), "msr", "t:2: fields: 5 comma-separated fields");
     fails(b"abc,h,0,Read,0,4096,1\n", "msr", "t:1: timestamp: `abc` is not a number");
     fails(b"-5,h,0,Read,0,4096,1\n", "msr", "t:1: timestamp: negative value");
-    fails(good("128166372003061630,h,0,Trim,0,4096,1\n").as_bytes(), "msr", "t:2: type: `Trim`; expected Read or Write");
+    fails(
+        good("128166372003061630,h,0,Trim,0,4096,1\n").as_bytes(),
+        "msr",
+        "t:2: type: `Trim`; expected Read or Write",
+    );
     fails(good("128166372003061630,h,0,Read,x,4096,1\n").as_bytes(), "auto", "t:2: offset: `x` is not a number");
     fails(good("128166372003061630,h,0,Read,-4096,4096,1\n").as_bytes(), "auto", "t:2: offset: negative value");
     fails(good("128166372003061630,h,0,Write,0,0,1\n").as_bytes(), "auto", "t:2: size: zero-length request");
-    fails(good("128166372003061630,h,0,Write,0,1099511627777,1\n").as_bytes(), "auto", "t:2: size: 1099511627777 bytes");
+    fails(
+        good("128166372003061630,h,0,Write,0,1099511627777,1\n").as_bytes(),
+        "auto",
+        "t:2: size: 1099511627777 bytes",
+    );
     fails(good("128166372003061630,h,0,Write,18446744073709551615,4096,1\n").as_bytes(), "auto", "t:2: offset: ");
     fails(good("128166372003061630,h,99999,Write,0,4096,1\n").as_bytes(), "auto", "t:2: disk: 99999 is too large");
     let strict = TraceConfig { non_monotonic: "error".into(), ..TraceConfig::default() };
@@ -137,7 +145,11 @@ fn skip_bad_lines_counts_and_reports() {
     assert_eq!((n, k.skipped, k.lines, k.requests), (3, 2, 5, 3));
     assert!(k.first_skipped.as_deref().unwrap().starts_with("t:2: fields: 1 comma-separated fields"));
     // A trace of nothing but bad lines is still an error, naming the first one.
-    fails_with(b"garbage\nmore garbage\n", &c, "t:2: file: no valid request: all 2 bad lines were skipped (first: t:1: fields:");
+    fails_with(
+        b"garbage\nmore garbage\n",
+        &c,
+        "t:2: file: no valid request: all 2 bad lines were skipped (first: t:1: fields:",
+    );
 }
 
 #[test]
@@ -153,7 +165,10 @@ fn disksim_and_mqsim_malformed_lines_and_units() {
     fails(b"1.2.3 0 5 8 1\n", "disksim", "t:1: arrival_time: `1.2.3` is not a decimal number");
     let data = b"0.5 0 5 8 1\n1.75 3 16 1 0\n";
     let v = run(data, &cfg("disksim")).unwrap();
-    assert_eq!((v[1].arrival_ns, v[1].offset, v[1].size, v[1].kind, v[1].stream), (1_250_000, 8192, 512, IoKind::Write, 3));
+    assert_eq!(
+        (v[1].arrival_ns, v[1].offset, v[1].size, v[1].kind, v[1].stream),
+        (1_250_000, 8192, 512, IoKind::Write, 3)
+    );
     assert_eq!(v[0].kind, IoKind::Read);
     let us = TraceConfig { time_unit: "us".into(), ..cfg("disksim") };
     assert_eq!(run(data, &us).unwrap()[1].arrival_ns, 1_250);
@@ -166,7 +181,10 @@ fn disksim_and_mqsim_malformed_lines_and_units() {
 fn spc_malformed_lines() {
     let ok = "0,20941264,8192,W,0.551706\n";
     let v = run(format!("{ok}1,16,512,r,0.651706,extra\n").as_bytes(), &cfg("auto")).unwrap();
-    assert_eq!((v[1].arrival_ns, v[1].offset, v[1].size, v[1].kind, v[1].stream), (100_000_000, 8192, 512, IoKind::Read, 1));
+    assert_eq!(
+        (v[1].arrival_ns, v[1].offset, v[1].size, v[1].kind, v[1].stream),
+        (100_000_000, 8192, 512, IoKind::Read, 1)
+    );
     fails(format!("{ok}0,1,512,x,0.7\n").as_bytes(), "spc", "t:2: opcode: `x`; expected r, R, w or W");
     fails(format!("{ok}0,1,512,w,-0.7\n").as_bytes(), "spc", "t:2: timestamp: negative time");
     fails(format!("{ok}0,1,0,w,0.7\n").as_bytes(), "spc", "t:2: size: zero-length");

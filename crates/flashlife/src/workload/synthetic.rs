@@ -140,7 +140,11 @@ impl Synthetic {
         let slots = span / slot_bytes;
         if slots == 0 || sizes.max() > span {
             let key = if cfg.sizes.is_empty() { "workload.request_size" } else { "workload.sizes" };
-            return Err(Error::config(key, sizes.max(), format!("a size no larger than the working set ({span} bytes)")));
+            return Err(Error::config(
+                key,
+                sizes.max(),
+                format!("a size no larger than the working set ({span} bytes)"),
+            ));
         }
         let pattern = match cfg.kind.as_str() {
             "uniform" => Pattern::Uniform,

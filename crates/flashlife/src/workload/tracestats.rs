@@ -340,12 +340,8 @@ impl TraceStats {
             pct(1.0 - self.read_share),
             pct(if self.bytes == 0 { 0.0 } else { 1.0 - self.read_byte_share })
         );
-        let _ = writeln!(
-            o,
-            "pattern       {} sequential, {} random",
-            pct(self.sequential_share),
-            pct(self.random_share)
-        );
+        let _ =
+            writeln!(o, "pattern       {} sequential, {} random", pct(self.sequential_share), pct(self.random_share));
         let _ = writeln!(
             o,
             "sizes         min {}, mean {}, max {}",
@@ -389,7 +385,8 @@ impl TraceStats {
             if self.access_cdf_sampled { " (first pages only)" } else { "" }
         );
         for p in &self.access_cdf {
-            let _ = writeln!(o, "  k={:<8} {:>7} {:>7}", p.accesses_at_most, pct(p.page_fraction), pct(p.access_fraction));
+            let _ =
+                writeln!(o, "  k={:<8} {:>7} {:>7}", p.accesses_at_most, pct(p.page_fraction), pct(p.access_fraction));
         }
         o
     }
