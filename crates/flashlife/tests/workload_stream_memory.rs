@@ -66,7 +66,7 @@ impl Read for SynthTrace {
                     // Stride 7 units: addresses keep growing, nothing repeats.
                     Self::add(&mut self.line[23..43], 7 * 4096);
                 }
-                self.line[21] = if self.n % 3 == 0 { b'R' } else { b'W' };
+                self.line[21] = if self.n.is_multiple_of(3) { b'R' } else { b'W' };
                 self.n += 1;
                 self.pos = 0;
             }

@@ -391,7 +391,7 @@ impl<W: Workload> Workload for Arrivals<W> {
         if self.n > 0 {
             let step = match &self.poisson {
                 Some(exp) => exp.sample(&mut self.rng).round() as u64,
-                None if self.n % self.burst == 0 => self.gap,
+                None if self.n.is_multiple_of(self.burst) => self.gap,
                 None => self.spacing,
             };
             self.t = self.t.saturating_add(step);

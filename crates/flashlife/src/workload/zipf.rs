@@ -2,8 +2,8 @@
 //! to generate variates from monotone discrete distributions", ACM TOMACS 6(3), 1996), the
 //! algorithm of Apache Commons RNG's `RejectionInversionZipfSampler`.
 //!
-//! O(1) memory and expected O(1) time per sample for any number of elements and any exponent
-//! > 0, including exactly 1 (where the integral of x^-s is a logarithm: the helper functions
+//! O(1) memory and expected O(1) time per sample for any number of elements and any positive
+//! exponent, including exactly 1 (where the integral of x^-s is a logarithm: the helper functions
 //! below are written to be continuous through s = 1).
 
 use rand::Rng;
