@@ -35,7 +35,7 @@ fn zipf_rank_frequency_slope_matches_alpha() {
         let mut counts: HashMap<u64, u64> = HashMap::new();
         for _ in 0..samples {
             let r = w.next_request().unwrap().unwrap();
-            assert!(r.offset + r.size <= 4 * GIB && r.offset % 4096 == 0);
+            assert!(r.offset + r.size <= 4 * GIB && r.offset.is_multiple_of(4096));
             *counts.entry(r.offset).or_default() += 1;
         }
         let slope = -loglog_slope(counts.into_values().collect(), ranks);
@@ -73,7 +73,7 @@ fn zipf_scramble_spreads_hot_addresses() {
             *counts.entry(w.next_request().unwrap().unwrap().offset).or_default() += 1;
         }
         let mut v: Vec<(u64, u64)> = counts.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|x| std::cmp::Reverse(x.1));
         v.iter().take(10).map(|x| x.0).collect::<Vec<u64>>()
     };
     let top = hot(&c);
@@ -161,7 +161,7 @@ fn weighted_sizes_and_mixes() {
     let mut by: HashMap<u64, u64> = HashMap::new();
     for _ in 0..100_000 {
         let r = w.next_request().unwrap().unwrap();
-        assert!(r.offset + r.size <= GIB && r.offset % 4096 == 0);
+        assert!(r.offset + r.size <= GIB && r.offset.is_multiple_of(4096));
         *by.entry(r.size).or_default() += 1;
     }
     assert!((by[&4096] as f64 / 1e5 - 0.7).abs() < 0.01 && (by[&(1 << 20)] as f64 / 1e5 - 0.1).abs() < 0.01);
