@@ -63,7 +63,8 @@ fn count(s: &str, skip_header: bool, is_read: impl Fn(&str) -> bool) -> (u64, u6
 fn every_sample_parses_and_matches_independent_counts() {
     let Some(dir) = traces_dir() else { return };
     let auto = TraceConfig::default();
-    let cases: Vec<(&str, TraceFormat, Box<dyn Fn(&str) -> (u64, u64)>)> = vec![
+    type Counter = Box<dyn Fn(&str) -> (u64, u64)>;
+    let cases: Vec<(&str, TraceFormat, Counter)> = vec![
         ("msr/wdev_1.csv", TraceFormat::Msr, Box::new(|s| count(s, false, |l| l.contains(",Read,")))),
         ("msr/wdev_3.csv", TraceFormat::Msr, Box::new(|s| count(s, false, |l| l.contains(",Read,")))),
         ("msr/rsrch_1.csv", TraceFormat::Msr, Box::new(|s| count(s, false, |l| l.contains(",Read,")))),

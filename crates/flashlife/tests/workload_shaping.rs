@@ -166,13 +166,15 @@ fn remap_first_memory_is_bounded_by_the_drive() {
 
 #[test]
 fn looped_over_a_custom_source() {
-    let mut opens = 0;
+    let opens = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = opens.clone();
     let open = move || -> flashlife::Result<Box<dyn Workload>> {
-        opens += 1;
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let f = write_trace(TRACE);
         let r = flashlife::workload::TraceReader::open(f.path(), &Default::default())?;
         Ok(Box::new(r))
     };
     let mut w = Looped::new(open, 2).unwrap();
     assert_eq!(drain(&mut w, 100).len(), 6);
+    assert_eq!(opens.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
