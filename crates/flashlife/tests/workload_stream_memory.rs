@@ -4,7 +4,7 @@
 //! fixed-width, zero-padded fields, each line updated in place), so nothing is
 //! stored on disk. Peak RSS (VmHWM) must not grow by more than a few MB.
 //!
-//! Size: 5 GB in optimised builds (`cargo test --release`); 512 MB in debug builds, where the
+//! Size: 5 GB in optimised builds (`cargo test --release`); 256 MB in debug builds, where the
 //! unoptimised parser would need minutes for 5 GB. This file holds one test so that no other
 //! test in the same process moves the high-water mark.
 
@@ -12,7 +12,7 @@ use std::io::Read;
 
 use flashlife::workload::{TraceConfig, TraceReader, Workload};
 
-const TOTAL_BYTES: u64 = if cfg!(debug_assertions) { 512_000_000 } else { 5_000_000_000 };
+const TOTAL_BYTES: u64 = if cfg!(debug_assertions) { 256_000_000 } else { 5_000_000_000 };
 /// `time_ns,op,offset,size` with fixed widths: 20 + 1 + 1 + 1 + 20 + 1 + 7 + 1 = 52 bytes.
 const LINE: &[u8] = b"00000000000000000000,W,00000000000000000000,0004096\n";
 

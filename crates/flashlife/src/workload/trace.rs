@@ -159,8 +159,8 @@ pub struct TraceCounters {
     pub clamped: u64,
     /// Requests removed by the read/write filter.
     pub filtered: u64,
-    /// Requests (or request pieces) dropped by `remap_first` because they touch addresses
-    /// beyond the first distinct ones kept.
+    /// Mapping units of requests dropped by `remap_first` because they lie beyond the first
+    /// distinct units kept.
     pub dropped: u64,
     /// Completed passes over the trace (loop replay).
     pub passes: u64,
