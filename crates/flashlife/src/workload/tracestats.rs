@@ -352,9 +352,9 @@ impl TraceStats {
         for b in &self.size_histogram {
             let _ = writeln!(
                 o,
-                "  {:>10} .. {:<10} {:>10}  {}",
+                "  {:>10} ..< {:<10} {:>10}  {}",
                 human_bytes(b.min_bytes),
-                human_bytes(b.max_bytes),
+                human_bytes(b.min_bytes.saturating_mul(2)),
                 b.count,
                 pct(b.count as f64 / self.requests.max(1) as f64)
             );
