@@ -297,3 +297,18 @@ fn config_round_trips_through_toml_and_rejects_unknown_keys() {
     assert_eq!(back, c);
     assert!(toml::from_str::<WorkloadConfig>("zipf = { alfa = 1.0 }").is_err());
 }
+
+#[test]
+fn stats_switch_to_an_estimate_past_the_exact_limit() {
+    // 3M distinct 4 KiB pages, beyond the 2^20 counted exactly: HyperLogLog takes over.
+    let c = WorkloadConfig { kind: "sequential".into(), request_size: 4096, ..WorkloadConfig::default() };
+    let mut w = build(&c, &ctx(64 * GIB)).unwrap();
+    let s = workload_stats(&mut *w, 3_000_000).unwrap();
+    assert!(!s.distinct_exact && s.access_cdf_sampled);
+    let err = (s.distinct_pages as f64 / 3e6 - 1.0).abs();
+    assert!(err < 0.03, "estimate {} for 3,000,000 pages", s.distinct_pages);
+    assert_eq!(s.sequential, 2_999_999);
+    // Small sets stay exact.
+    let s = workload_stats(&mut *build(&c, &ctx(64 * GIB)).unwrap(), 1000).unwrap();
+    assert!(s.distinct_exact && s.distinct_pages == 1000);
+}
