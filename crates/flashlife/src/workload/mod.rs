@@ -4,18 +4,51 @@
 //! (`file:line: field: message`). Workloads never know the drive's internals: they are
 //! told the logical capacity and produce byte addresses within it (trace readers produce
 //! the trace's own addresses; the shaping layer folds them onto the drive).
+//!
+//! Layout:
+//! - [`trace`]: streaming readers for the supported trace formats (auto-detected, gzip
+//!   transparent, constant memory);
+//! - [`shaping`]: adapters over any workload (loop replay, address folding, time scaling,
+//!   read/write filters, arrival processes);
+//! - `synthetic`: generators (uniform, Zipf, hot/cold, sequential, weighted mixes);
+//! - [`tracestats`]: one-pass trace statistics ([`tracestats::trace_stats`]).
+//!
+//! User documentation: `docs/workloads.md`.
 
+pub mod shaping;
 mod synthetic;
+pub mod trace;
+pub mod tracestats;
+pub mod zipf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 pub use crate::host::request::{HostRequest, IoKind};
+pub use synthetic::{Mix, Permutation, Synthetic};
+pub use trace::{TraceCounters, TraceFormat, TraceReader};
+pub use tracestats::{trace_stats, workload_stats, TraceStats};
 
 /// A stream of host requests.
 pub trait Workload: Send {
     /// The next request, `Ok(None)` at the end of a finite workload.
     fn next_request(&mut self) -> Result<Option<HostRequest>>;
+
+    /// Counters of a trace-driven workload (lines read, ignored and skipped lines, ...):
+    /// `None` for synthetic generators. Adapters forward their inner workload's counters
+    /// and add their own.
+    fn counters(&self) -> Option<TraceCounters> {
+        None
+    }
+}
+
+impl<W: Workload + ?Sized> Workload for Box<W> {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        (**self).next_request()
+    }
+    fn counters(&self) -> Option<TraceCounters> {
+        (**self).counters()
+    }
 }
 
 /// What a workload builder is told about the drive and the run.
@@ -29,23 +62,213 @@ pub struct WorkloadContext {
     pub seed: u64,
 }
 
+/// Every `workload.kind` accepted.
+pub const KINDS: &str = "one of: uniform, zipf, hotcold, sequential, mix, trace";
+
 /// `[workload]` section of the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadConfig {
-    /// Generator or source: `uniform` (uniform random addresses).
+    /// Generator or source: `uniform` (uniform random addresses), `zipf`, `hotcold`,
+    /// `sequential`, `mix` (weighted mix of the `mix` parts) or `trace` (replay
+    /// `trace.path`).
     pub kind: String,
-    /// Fraction of requests that are reads, 0..=1.
+    /// Fraction of requests that are reads, 0..=1 (synthetic kinds).
     pub read_ratio: f64,
-    /// Fraction of the logical space the requests touch, (0, 1].
+    /// Fraction of the logical space the requests touch, (0, 1] (synthetic kinds).
     pub working_set: f64,
-    /// Request size in bytes; 0 means one mapping unit.
+    /// Request size in bytes; 0 means one mapping unit. Ignored when `sizes` is set.
     pub request_size: u64,
+    /// Request sizes in bytes to draw from (synthetic kinds); empty means `request_size`.
+    pub sizes: Vec<u64>,
+    /// Weights of `sizes` (same length, positive); empty means equal weights.
+    pub size_weights: Vec<f64>,
+    /// Weight of this part inside a `mix` (ignored elsewhere), > 0.
+    pub weight: f64,
+    /// Requests the host keeps outstanding in closed loop (read by the host interface).
+    pub queue_depth: u32,
+    /// Zipf generator parameters.
+    pub zipf: ZipfConfig,
+    /// Hot/cold generator parameters.
+    pub hotcold: HotColdConfig,
+    /// Arrival process of synthetic workloads (or re-timing of a trace).
+    pub arrival: ArrivalConfig,
+    /// Parts of a `mix`, each a synthetic workload with its own `weight`.
+    pub mix: Vec<WorkloadConfig>,
+    /// Trace replay parameters (`kind = "trace"`).
+    pub trace: TraceConfig,
 }
 
 impl Default for WorkloadConfig {
     fn default() -> Self {
-        WorkloadConfig { kind: "uniform".into(), read_ratio: 0.0, working_set: 1.0, request_size: 0 }
+        WorkloadConfig {
+            kind: "uniform".into(),
+            read_ratio: 0.0,
+            working_set: 1.0,
+            request_size: 0,
+            sizes: Vec::new(),
+            size_weights: Vec::new(),
+            weight: 1.0,
+            queue_depth: 1,
+            zipf: ZipfConfig::default(),
+            hotcold: HotColdConfig::default(),
+            arrival: ArrivalConfig::default(),
+            mix: Vec::new(),
+            trace: TraceConfig::default(),
+        }
+    }
+}
+
+/// `[workload.zipf]`: Zipf-distributed accesses over request-size slots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZipfConfig {
+    /// Exponent: rank k is accessed with probability proportional to 1/k^alpha; any alpha > 0.
+    pub alpha: f64,
+    /// Spread ranks over the address space with a fixed seeded permutation, so that hot
+    /// slots are not all adjacent (true), or put rank 1 at slot 0, rank 2 at slot 1... (false).
+    pub scramble: bool,
+}
+
+impl Default for ZipfConfig {
+    fn default() -> Self {
+        ZipfConfig { alpha: 1.0, scramble: true }
+    }
+}
+
+/// `[workload.hotcold]`: a fraction of requests goes to a fraction of the space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HotColdConfig {
+    /// Fraction of requests that go to the hot region, [0, 1].
+    pub hot_requests: f64,
+    /// Fraction of the working set that is hot (its first slots), (0, 1].
+    pub hot_space: f64,
+}
+
+impl Default for HotColdConfig {
+    fn default() -> Self {
+        HotColdConfig { hot_requests: 0.8, hot_space: 0.2 }
+    }
+}
+
+/// `[workload.arrival]`: when requests arrive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArrivalConfig {
+    /// `closed` (arrival_ns = 0: the host keeps `queue_depth` requests outstanding),
+    /// `poisson` (exponential gaps at `rate_iops`) or `bursty` (`burst_requests` requests
+    /// `burst_spacing_ns` apart, then `burst_gap_ns` idle).
+    pub process: String,
+    /// Mean arrival rate of `poisson`, requests per second, > 0.
+    pub rate_iops: f64,
+    /// Requests per burst of `bursty`, >= 1.
+    pub burst_requests: u64,
+    /// Idle time between the last request of a burst and the first of the next, ns.
+    pub burst_gap_ns: u64,
+    /// Time between requests inside a burst, ns (0: the whole burst arrives at once).
+    pub burst_spacing_ns: u64,
+}
+
+impl Default for ArrivalConfig {
+    fn default() -> Self {
+        ArrivalConfig {
+            process: "closed".into(),
+            rate_iops: 1000.0,
+            burst_requests: 64,
+            burst_gap_ns: 10_000_000,
+            burst_spacing_ns: 0,
+        }
+    }
+}
+
+/// `[workload.trace]`: trace file, format and shaping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    /// Trace file (plain or gzip).
+    pub path: String,
+    /// `auto` (detected from content) or one of the [`TraceFormat`] names: `msr`,
+    /// `disksim`, `mqsim`, `spc`, `blkparse`, `cloudphysics`, `flashlife`.
+    pub format: String,
+    /// Time unit of `disksim`/`mqsim` arrival times: `auto` (ms for `disksim`, ns for
+    /// `mqsim`), `s`, `ms`, `us` or `ns`. Other formats have fixed units.
+    pub time_unit: String,
+    /// blkparse events that carry requests: `D` (issued to the device) or `C` (completed).
+    pub blkparse_event: String,
+    /// `honour` arrival times (open-loop replay) or `ignore` them (closed loop).
+    pub timestamps: String,
+    /// A time earlier than the previous request's: `clamp` it to the previous time (and
+    /// count it) or `error`.
+    pub non_monotonic: String,
+    /// Skip malformed lines (counted, first one reported) instead of failing.
+    pub skip_bad_lines: bool,
+    /// Passes over the trace: 1 = once, N, or 0 = endless (restart from the top with a
+    /// time offset), so lifetime runs never run out of requests.
+    pub loops: u64,
+    /// Keep only `all`, `reads` or `writes`.
+    pub filter: String,
+    /// Multiply arrival times by this factor (> 0; 0.5 replays twice as fast).
+    pub time_scale: f64,
+    /// Fold trace addresses onto the drive: `modulo` (offset mod capacity), `remap_first`
+    /// (the first distinct mapping units, in order of appearance, onto a compact range;
+    /// requests touching others are dropped) or `none` (an address past the end is an error).
+    pub fold: String,
+    /// Bytes of distinct addresses `remap_first` keeps; 0 = the drive's logical capacity.
+    pub remap_limit_bytes: u64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            path: String::new(),
+            format: "auto".into(),
+            time_unit: "auto".into(),
+            blkparse_event: "D".into(),
+            timestamps: "honour".into(),
+            non_monotonic: "clamp".into(),
+            skip_bad_lines: false,
+            loops: 1,
+            filter: "all".into(),
+            time_scale: 1.0,
+            fold: "modulo".into(),
+            remap_limit_bytes: 0,
+        }
+    }
+}
+
+fn one_of(key: String, value: &str, allowed: &[&str]) -> Result<()> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::config(key, value, format!("one of: {}", allowed.join(", "))))
+    }
+}
+
+impl TraceConfig {
+    /// Check ranges; `prefix` is the dotted path of this section (e.g. `workload.trace`).
+    pub fn validate(&self, prefix: &str) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        if self.format != "auto" && TraceFormat::from_name(&self.format).is_none() {
+            return Err(Error::config(k("format"), &self.format, format!("auto or {}", TraceFormat::NAMES)));
+        }
+        one_of(k("time_unit"), &self.time_unit, &["auto", "s", "ms", "us", "ns"])?;
+        if self.time_unit != "auto" && !matches!(self.format.as_str(), "auto" | "disksim" | "mqsim") {
+            return Err(Error::config(
+                k("time_unit"),
+                &self.time_unit,
+                format!("auto: the {} format has a fixed time unit", self.format),
+            ));
+        }
+        one_of(k("blkparse_event"), &self.blkparse_event, &["D", "C"])?;
+        one_of(k("timestamps"), &self.timestamps, &["honour", "ignore"])?;
+        one_of(k("non_monotonic"), &self.non_monotonic, &["clamp", "error"])?;
+        one_of(k("filter"), &self.filter, &["all", "reads", "writes"])?;
+        one_of(k("fold"), &self.fold, &["modulo", "remap_first", "none"])?;
+        if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
+            return Err(Error::config(k("time_scale"), self.time_scale, "a finite factor > 0"));
+        }
+        Ok(())
     }
 }
 
@@ -57,24 +280,110 @@ impl WorkloadConfig {
 
     /// Check ranges; errors name the dotted key under `workload.`.
     pub fn validate(&self) -> Result<()> {
+        self.validate_at("workload", true)
+    }
+
+    /// True when requests' `arrival_ns` must be honoured (open loop): traces replayed with
+    /// `trace.timestamps = "honour"`, and the `poisson` and `bursty` arrival processes.
+    /// False for closed loop, where the host keeps `queue_depth` requests outstanding.
+    pub fn open_loop(&self) -> bool {
+        self.arrival.process != "closed" || (self.kind == "trace" && self.trace.timestamps == "honour")
+    }
+
+    fn validate_at(&self, prefix: &str, top: bool) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        let kinds: &[&str] = if top {
+            &["uniform", "zipf", "hotcold", "sequential", "mix", "trace"]
+        } else {
+            &["uniform", "zipf", "hotcold", "sequential"]
+        };
+        if !kinds.contains(&self.kind.as_str()) {
+            let expected = if top { KINDS.to_string() } else { format!("one of: {} (inside a mix)", kinds.join(", ")) };
+            return Err(Error::config(k("kind"), &self.kind, expected));
+        }
         if !(0.0..=1.0).contains(&self.read_ratio) {
-            return Err(Error::config("workload.read_ratio", self.read_ratio, "a fraction between 0 and 1"));
+            return Err(Error::config(k("read_ratio"), self.read_ratio, "a fraction between 0 and 1"));
         }
         if !(self.working_set > 0.0 && self.working_set <= 1.0) {
-            return Err(Error::config("workload.working_set", self.working_set, "a fraction in (0, 1]"));
+            return Err(Error::config(k("working_set"), self.working_set, "a fraction in (0, 1]"));
         }
-        match self.kind.as_str() {
-            "uniform" => Ok(()),
-            other => Err(Error::config("workload.kind", other, "one of: uniform")),
+        if !(self.weight.is_finite() && self.weight > 0.0) {
+            return Err(Error::config(k("weight"), self.weight, "a finite weight > 0"));
         }
+        if self.queue_depth == 0 {
+            return Err(Error::config(k("queue_depth"), self.queue_depth, "at least 1"));
+        }
+        if let Some(i) = self.sizes.iter().position(|&s| s == 0 || s > trace::MAX_REQUEST_BYTES) {
+            return Err(Error::config(format!("{prefix}.sizes[{i}]"), self.sizes[i], "a size of 1 byte to 1 TiB"));
+        }
+        if !self.size_weights.is_empty() {
+            if self.size_weights.len() != self.sizes.len() {
+                return Err(Error::config(
+                    k("size_weights"),
+                    format!("{:?}", self.size_weights),
+                    format!("{} weights, one per entry of sizes", self.sizes.len()),
+                ));
+            }
+            if let Some(i) = self.size_weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+                return Err(Error::config(
+                    format!("{prefix}.size_weights[{i}]"),
+                    self.size_weights[i],
+                    "a finite weight > 0",
+                ));
+            }
+        }
+        if !(self.zipf.alpha.is_finite() && self.zipf.alpha > 0.0) {
+            return Err(Error::config(k("zipf.alpha"), self.zipf.alpha, "a finite exponent > 0"));
+        }
+        if !(0.0..=1.0).contains(&self.hotcold.hot_requests) {
+            return Err(Error::config(k("hotcold.hot_requests"), self.hotcold.hot_requests, "a fraction in [0, 1]"));
+        }
+        if !(self.hotcold.hot_space > 0.0 && self.hotcold.hot_space <= 1.0) {
+            return Err(Error::config(k("hotcold.hot_space"), self.hotcold.hot_space, "a fraction in (0, 1]"));
+        }
+        if top {
+            let a = &self.arrival;
+            one_of(k("arrival.process"), &a.process, &["closed", "poisson", "bursty"])?;
+            if !(a.rate_iops.is_finite() && a.rate_iops > 0.0) {
+                return Err(Error::config(k("arrival.rate_iops"), a.rate_iops, "a finite rate > 0 requests/s"));
+            }
+            if a.burst_requests == 0 {
+                return Err(Error::config(k("arrival.burst_requests"), a.burst_requests, "at least 1"));
+            }
+            self.trace.validate(&k("trace"))?;
+            if self.kind == "trace" && self.trace.path.is_empty() {
+                return Err(Error::config(k("trace.path"), "\"\"", "the path of a trace file"));
+            }
+            if self.kind == "mix" {
+                if self.mix.is_empty() {
+                    return Err(Error::config(k("mix"), "[]", "at least one part ([[workload.mix]] tables)"));
+                }
+                for (i, part) in self.mix.iter().enumerate() {
+                    part.validate_at(&format!("{prefix}.mix[{i}]"), false)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
 /// Build the workload a configuration describes.
 pub fn build(cfg: &WorkloadConfig, ctx: &WorkloadContext) -> Result<Box<dyn Workload>> {
     cfg.validate()?;
-    match cfg.kind.as_str() {
-        "uniform" => Ok(Box::new(synthetic::UniformRandom::new(cfg, ctx)?)),
-        other => Err(Error::config("workload.kind", other, "one of: uniform")),
+    if ctx.logical_bytes == 0 || ctx.unit_bytes == 0 {
+        return Err(Error::Run(format!(
+            "workload: the drive exports {} logical bytes in units of {} bytes; both must be > 0",
+            ctx.logical_bytes, ctx.unit_bytes
+        )));
+    }
+    let base: Box<dyn Workload> = match cfg.kind.as_str() {
+        "trace" => shaping::build_trace(&cfg.trace, ctx)?,
+        "mix" => Box::new(synthetic::Mix::new(cfg, ctx)?),
+        _ => Box::new(Synthetic::new(cfg, ctx, ctx.seed)?),
+    };
+    if cfg.arrival.process == "closed" {
+        Ok(base)
+    } else {
+        Ok(Box::new(shaping::Arrivals::new(base, &cfg.arrival, shaping::derive_seed(ctx.seed, 0xA771_7A15))))
     }
 }

@@ -1,0 +1,6 @@
+//! Fuzz the `msr` trace reader: arbitrary bytes must never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| flashlife_fuzz::run("msr", data));
