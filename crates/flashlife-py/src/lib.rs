@@ -13,7 +13,13 @@ use pyo3::types::PyDict;
 use flashlife::config::presets;
 use flashlife::{Config, ConfigBuilder};
 
-create_exception!(_core, FlashlifeError, PyException, "A configuration, trace or run error from the flashlife core.");
+// The dotted module path makes the exception picklable (multiprocessing, Dask).
+create_exception!(
+    flashlife._core,
+    FlashlifeError,
+    PyException,
+    "A configuration, trace or run error from the flashlife core."
+);
 
 fn err(e: flashlife::Error) -> PyErr {
     FlashlifeError::new_err(e.to_string())
