@@ -41,12 +41,15 @@ def _layer_args(args: argparse.Namespace) -> dict:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     layers = _layer_args(args)
-    raw = _core.run(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"], out_dir=args.out)
+    raw = _core.run(
+        preset=layers["preset"], files=layers["files"], overrides=layers["overrides"], out_dir=args.out
+    )
     if args.json:
         print(raw["summary_json"])
     elif not args.quiet:
         print(raw["summary_text"], end="")
-        print(f"wrote {os.path.join(args.out, 'summary.json')}, timeseries.csv, erase_histogram.csv, config.toml")
+        summary = os.path.join(args.out, "summary.json")
+        print(f"wrote {summary}, timeseries.csv, erase_histogram.csv, config.toml")
     return 0
 
 
@@ -58,12 +61,17 @@ def _cmd_presets(args: argparse.Namespace) -> int:
 
 def _cmd_config(args: argparse.Namespace) -> int:
     layers = _layer_args(args)
-    print(_core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"]), end="")
+    print(
+        _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"]),
+        end="",
+    )
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="flashlife", description="Fast, physics-aware, trace-driven SSD simulator.")
+    parser = argparse.ArgumentParser(
+        prog="flashlife", description="Fast, physics-aware, trace-driven SSD simulator."
+    )
     parser.add_argument("--version", action="version", version=f"flashlife {_core.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -101,4 +109,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
