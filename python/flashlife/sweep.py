@@ -137,7 +137,10 @@ def _points(
 
 def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"point": point.key, **point.params}
-    row.update(flatten_summary(outcome["summary"]))
+    for k, v in flatten_summary(outcome["summary"]).items():
+        # A summary field named like a grid key (capacity.overprovisioning: the achieved value)
+        # must not hide the parameter: it becomes summary.KEY.
+        row[f"summary.{k}" if k in row else k] = v
     # A JSON round trip makes fresh rows and rows read back from disk identical.
     return json.loads(json.dumps(row))
 
@@ -290,8 +293,9 @@ def sweep(
 
     Returns a DataFrame with a `point` column (the point's key), one column per grid key, then
     `workload` ("base" when no workloads were given) and `seed`, then the run's summary
-    flattened with dotted names (`write_amplification`, `latency_us.write.p99`, ...), in grid
-    order. `df.attrs["ran"]` and `df.attrs["reused"]` list the keys of the points that ran now
+    flattened with dotted names (`write_amplification`, `latency_us.write.p99`, ...; a summary
+    field named like a grid key, e.g. `capacity.overprovisioning`, the value the drive got,
+    becomes `summary.capacity.overprovisioning`), in grid order. `df.attrs["ran"]` and `df.attrs["reused"]` list the keys of the points that ran now
     and those read back from `results_dir`.
     Raises FlashlifeError (before anything runs) if a point's configuration is invalid, and
     after the other points finished if a run fails.
