@@ -101,9 +101,38 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     sets = list(args.sets)
     if args.trace:
         sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(args.trace)}"]
+
+    def side(cfg: str | None, side_sets: list[str], name: str) -> object:
+        keys = {}
+        for kv in side_sets:
+            key, sep, value = kv.partition("=")
+            if not sep:
+                raise ValueError(f"--{name}-set wants KEY=VALUE, not {kv!r}")
+            keys[key.strip()] = _literal(value.strip())
+        if args.base is not None:
+            if cfg is not None and not os.path.isfile(cfg):
+                raise ValueError(f"with --base, --{name} is a TOML file of keys, not {cfg!r}")
+            on_file = {}
+            if cfg is not None:
+                with open(cfg, "rb") as f:
+                    on_file = tomllib.load(f)
+            return {**on_file, **keys} if cfg is not None or keys else None
+        if cfg is None:
+            raise ValueError(f"--{name} is required without --base")
+        cfg = _config_arg(cfg)
+        if keys:
+            from .api import resolve_config
+
+            return resolve_config(cfg, overrides=keys)
+        return cfg
+
+    technique = side(args.technique, args.technique_sets, "technique")
+    baseline = side(args.baseline, args.baseline_sets, "baseline")
+    base = None if args.base is None else _config_arg(args.base)
     df = compare(
-        _config_arg(args.technique),
-        _config_arg(args.baseline),
+        technique,
+        baseline,
+        base=base,
         until=args.until,
         seed=args.seed,
         overrides=sets,
@@ -113,7 +142,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.csv:
         print(df.to_csv(), end="")
     else:
-        print(f"technique: {args.technique}   baseline: {args.baseline}   ratio = technique / baseline")
+
+        def describe(cfg: str | None, side_sets: list[str]) -> str:
+            return " ".join([cfg or args.base or ""] + side_sets).strip()
+
+        t = describe(args.technique, args.technique_sets)
+        b = describe(args.baseline, args.baseline_sets)
+        print(f"technique: {t}   baseline: {b}   ratio = technique / baseline")
         print(df.to_string(float_format=lambda v: f"{v:.6g}"))
     if args.out:
         print(f"wrote {os.path.join(args.out, 'comparison.csv')}, technique/, baseline/")
@@ -232,8 +267,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_sweep)
 
     p = sub.add_parser("compare", help="run a technique beside its baseline on the same workload and seed")
-    p.add_argument("--technique", required=True, metavar="CFG", help="preset name or TOML file")
-    p.add_argument("--baseline", required=True, metavar="CFG", help="preset name or TOML file")
+    p.add_argument(
+        "--technique", metavar="CFG", help="preset name or TOML file (with --base: TOML keys on it)"
+    )
+    p.add_argument(
+        "--baseline", metavar="CFG", help="preset name or TOML file (with --base: TOML keys on it)"
+    )
+    p.add_argument("--base", metavar="CFG", help="preset name or TOML file both runs start from")
+    p.add_argument(
+        "--technique-set",
+        dest="technique_sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a key in the technique's run only (e.g. --technique-set gc.victim=greedy)",
+    )
+    p.add_argument(
+        "--baseline-set",
+        dest="baseline_sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a key in the baseline's run only",
+    )
     p.add_argument(
         "--set",
         dest="sets",

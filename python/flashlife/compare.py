@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import tomllib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from .api import ConfigLike, Result, run
+from .api import ConfigLike, Result, resolve_config, run
 from .sweep import flatten_summary
 
 __all__ = ["DEFAULT_METRICS", "compare", "compare_results"]
@@ -50,6 +51,19 @@ def _ratio(technique: float, baseline: float) -> float:
     return technique / baseline
 
 
+def _on_base(base: ConfigLike, side: ConfigLike) -> dict[str, Any]:
+    """The full configuration of `base` with a side's keys (dict or TOML file) on top."""
+    if side is None:
+        return resolve_config(base)
+    if isinstance(side, Mapping):
+        return resolve_config(base, overrides=side)
+    path = os.fspath(side)
+    if not os.path.isfile(path):
+        raise ValueError(f"compare: with base=, a side is a dict of keys or a TOML file, not {path!r}")
+    with open(path, "rb") as f:
+        return resolve_config(base, overrides=tomllib.load(f))
+
+
 def compare_results(
     technique: Result | Mapping[str, Any],
     baseline: Result | Mapping[str, Any],
@@ -85,12 +99,16 @@ def compare(
     seed: int = 1,
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
     *,
+    base: ConfigLike = None,
     metrics: Sequence[str] | None = None,
     out_dir: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Run a technique and its baseline on the same workload and seed, and compare them.
 
-    technique, baseline: configurations (preset name, TOML path or dict of keys);
+    technique, baseline: configurations (preset name, TOML path or dict of keys); with `base`,
+    what each changes in it: a dict of keys (e.g. `{"gc.victim": "fifo"}`), a TOML file of
+    keys, or None (the base itself);
+    base: a configuration both start from (preset name, TOML path or dict), e.g. "tiny";
     workload: a dict of `workload.*` keys or a trace path, for both (default: each config's own);
     until, seed, overrides: as for `flashlife.run`, applied to both;
     metrics: dotted summary names to report (default: `DEFAULT_METRICS`);
@@ -101,6 +119,9 @@ def compare(
     (technique / baseline). The two runs go in parallel threads (the core releases the GIL).
     `df.attrs["technique"]` and `df.attrs["baseline"]` hold the two summaries.
     """
+    if base is not None:
+        technique = _on_base(base, technique)
+        baseline = _on_base(base, baseline)
     dirs: dict[str, Path | None] = {"technique": None, "baseline": None}
     if out_dir is not None:
         dirs = {k: Path(out_dir) / k for k in dirs}

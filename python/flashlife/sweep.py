@@ -295,8 +295,9 @@ def sweep(
     `workload` ("base" when no workloads were given) and `seed`, then the run's summary
     flattened with dotted names (`write_amplification`, `latency_us.write.p99`, ...; a summary
     field named like a grid key, e.g. `capacity.overprovisioning`, the value the drive got,
-    becomes `summary.capacity.overprovisioning`), in grid order. `df.attrs["ran"]` and `df.attrs["reused"]` list the keys of the points that ran now
-    and those read back from `results_dir`.
+    becomes `summary.capacity.overprovisioning`), in grid order. `df.attrs["ran"]` and
+    `df.attrs["reused"]` list the keys of the points that ran now and of those read back from
+    `results_dir`.
     Raises FlashlifeError (before anything runs) if a point's configuration is invalid, and
     after the other points finished if a run fails.
     """
