@@ -212,8 +212,12 @@ def _run_local(
         for p in pending:
             on_done(p, _run_point(p.spec))
         return
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        # The fork server imports flashlife (and pandas) once; workers fork from it ready.
+        ctx.set_forkserver_preload(["flashlife.sweep"])
+    else:
+        ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures: dict[Future, _Point] = {pool.submit(_run_point, p.spec): p for p in pending}
         try:
