@@ -100,6 +100,15 @@ def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
     return {"summary": r.summary, "timeseries_csv": r.timeseries.to_csv(index=False)}
 
 
+def _plain(v: Any) -> Any:
+    """Python scalars for numpy ones (np.linspace grids), so values serialise as TOML and JSON."""
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        return v.item()
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return v
+
+
 def _points(
     base_config: dict[str, Any],
     grid: Mapping[str, Sequence[Any]],
@@ -109,7 +118,7 @@ def _points(
     overrides: Mapping[str, Any],
 ) -> list[_Point]:
     keys = list(grid)
-    values = [list(grid[k]) for k in keys]
+    values = [[_plain(v) for v in grid[k]] for k in keys]
     for k, v in zip(keys, values, strict=True):
         if not v:
             raise ValueError(f"sweep: grid key {k!r} has no values")
