@@ -236,8 +236,9 @@ def _run_local(
                 for f in done:
                     on_done(futures[f], f.result())
         except BaseException:
-            for f in futures:
-                f.cancel()
+            # Ctrl-C or a failure here: drop the points not started; the running ones end
+            # soon (they got the same SIGINT, or are short).
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
 
 

@@ -70,3 +70,24 @@ def test_dask_run_error_reaches_the_caller(cluster):
                 backend="dask",
                 client=client,
             )
+
+
+def test_cli_sweep_on_dask(cluster, tmp_path, capsys):
+    from flashlife.cli import main
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text('base = "tiny"\nuntil = "requests:500"\n[grid]\n"gc.victim" = ["greedy", "fifo"]\n')
+    out = tmp_path / "out"
+    args = [
+        "sweep",
+        str(grid),
+        "--out",
+        str(out),
+        "--backend",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+    ]
+    assert main([*args, "--no-progress"]) == 0
+    assert "2 points: 2 ran" in capsys.readouterr().out
+    assert len(pd.read_csv(out / "results.csv")) == 2

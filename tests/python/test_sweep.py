@@ -235,3 +235,16 @@ def test_cli_sweep_error_is_clean(tmp_path):
     )
     assert p.returncode == 2
     assert p.stderr.startswith("flashlife: error:") and "nope" in p.stderr
+
+
+def test_progress_bar_always(capsys):
+    flashlife.sweep(
+        "tiny", {"gc.victim": ["greedy", "fifo"]}, until="requests:100", max_workers=1, progress="always"
+    )
+    err = capsys.readouterr().err
+    assert "sweep" in err and "2/2" in err
+
+
+def test_no_progress_bar_off_a_terminal(capsys):
+    flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:100", max_workers=1, progress=True)
+    assert capsys.readouterr().err == ""
