@@ -190,6 +190,10 @@ def _labelled(obj: Any, kinds: tuple[type, ...]) -> list[tuple[str | None, Any]]
     return [(None, obj)]
 
 
+#: Time-series columns measured over each interval (not cumulative).
+_PER_INTERVAL = frozenset({"host_mb_per_s", "iops", "mean_latency_us", "p99_latency_us", "wa_interval"})
+
+
 def over_lifetime(
     timeseries: pd.DataFrame | Result | Mapping[str, pd.DataFrame | Result],
     metric: str,
@@ -203,6 +207,8 @@ def over_lifetime(
     timeseries: a run's time series (DataFrame or Result), or a mapping label -> time series
     for one line each (e.g. baseline and technique); metric: a time-series column such as
     `p99_latency_us`, `mean_latency_us`, `wa_cumulative`, `free_blocks`, `life_used`.
+    For per-interval columns (latency, iops, MB/s, interval WA), intervals in which no request
+    completed are left out.
     The form of ZombieNAND's Figure 6 (latency over the drive's lifetime).
     """
     series = _labelled(timeseries, (pd.DataFrame, Result))
@@ -217,6 +223,10 @@ def over_lifetime(
         _need(ts, "host_bytes_written", metric)
         if ts.empty:
             raise ValueError("over_lifetime: the time series is empty")
+        if metric in _PER_INTERVAL and "iops" in ts.columns:
+            # An interval in which no request completed (e.g. the drain after the last one)
+            # has no latency or rate: leave it out rather than draw a drop to 0.
+            ts = ts[ts["iops"] > 0]
         final = float(ts["host_bytes_written"].iloc[-1])
         x = ts["host_bytes_written"].to_numpy(dtype=float) / (final if final > 0 else 1.0)
         ax.plot(x, ts[metric].to_numpy(dtype=float), marker=".", label=label)

@@ -136,6 +136,8 @@ def test_over_lifetime(runs, tmp_path):
     assert ax.get_ylabel() == "p99_latency_us"
     assert ax.get_title() == "p99_latency_us over lifetime"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["greedy", "fifo"]
+    y = ax.lines[0].get_ydata()
+    assert (y > 0).all()  # no empty interval drawn as a latency of 0
     x = ax.lines[0].get_xdata()
     assert x[-1] == pytest.approx(1.0) and (x > 0).all() and (pd.Series(x).diff().dropna() >= 0).all()
     fig = plots.over_lifetime(runs["greedy"].timeseries, "wa_cumulative", title="WA")
