@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import tomllib
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -197,12 +198,17 @@ class _Store:
         except ImportError:
             return
         tmp = self.root / f".results.parquet.{os.getpid()}.tmp"
-        df.to_parquet(tmp, index=False)
+        try:
+            df.to_parquet(tmp, index=False)
+        except Exception as e:  # e.g. a grid column mixing strings and numbers
+            tmp.unlink(missing_ok=True)
+            warnings.warn(f"sweep: results.parquet not written ({e}); results.csv is", stacklevel=3)
+            return
         os.replace(tmp, self.root / "results.parquet")
 
 
 def _progress(total: int, enabled: bool | str) -> Any:
-    show = enabled is True and sys.stderr.isatty() or enabled == "always"
+    show = (enabled is True and sys.stderr.isatty()) or enabled == "always"
     if not show:
         return None
     try:

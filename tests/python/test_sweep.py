@@ -248,3 +248,19 @@ def test_progress_bar_always(capsys):
 def test_no_progress_bar_off_a_terminal(capsys):
     flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:100", max_workers=1, progress=True)
     assert capsys.readouterr().err == ""
+
+
+def test_grid_over_the_stop_condition():
+    df = flashlife.sweep("tiny", {"run.until": ["requests:50", "requests:60"]}, max_workers=1)
+    assert list(df["host.write_requests"]) == [50, 60]
+
+
+def test_parquet_failure_leaves_results_csv(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise TypeError("no parquet today")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", refuse)
+    with pytest.warns(UserWarning, match="no parquet today"):
+        flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:50", results_dir=tmp_path)
+    assert (tmp_path / "results.csv").exists() and not (tmp_path / "results.parquet").exists()
+    assert not list(tmp_path.glob(".results.parquet*"))
