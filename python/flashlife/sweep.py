@@ -218,10 +218,18 @@ def _progress(total: int, enabled: bool | str) -> Any:
     return tqdm(total=total, unit="run", desc="sweep", file=sys.stderr)
 
 
+def _cores() -> int:
+    """The cores this process may use (the Slurm or taskset allocation, not the whole machine)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def _run_local(
     pending: list[_Point], max_workers: int | None, on_done: Callable[[_Point, dict[str, Any]], None]
 ) -> None:
-    workers = max_workers or os.cpu_count() or 1
+    workers = max_workers or _cores()
     workers = max(1, min(workers, len(pending)))
     if workers == 1:
         for p in pending:
