@@ -5,7 +5,26 @@
 >>> r.summary["write_amplification"]
 """
 
+from . import plots
 from ._core import FlashlifeError, __version__
 from .api import Result, presets, resolve_config, run
+from .compare import compare, compare_results
+from .sweep import flatten_summary, load_grid, load_results, load_timeseries, sweep, sweep_from_file
 
-__all__ = ["FlashlifeError", "Result", "__version__", "presets", "resolve_config", "run"]
+__all__ = [
+    "FlashlifeError",
+    "Result",
+    "__version__",
+    "compare",
+    "compare_results",
+    "flatten_summary",
+    "load_grid",
+    "load_results",
+    "load_timeseries",
+    "plots",
+    "presets",
+    "resolve_config",
+    "run",
+    "sweep",
+    "sweep_from_file",
+]

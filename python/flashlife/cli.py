@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import tomllib
 
 from . import _core
 from .api import _layers, _toml_literal
@@ -48,10 +50,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(raw["summary_json"])
     elif not args.quiet:
         print(raw["summary_text"], end="")
-        print(
-            f"wrote {os.path.join(args.out, 'summary.json')}, timeseries.csv, "
-            "erase_histogram.csv, config.toml"
-        )
+        summary = os.path.join(args.out, "summary.json")
+        print(f"wrote {summary}, timeseries.csv, erase_histogram.csv, config.toml")
     return 0
 
 
@@ -67,6 +67,183 @@ def _cmd_config(args: argparse.Namespace) -> int:
         _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"]),
         end="",
     )
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import load_grid, sweep
+
+    kwargs = load_grid(args.grid)
+    if args.until:
+        kwargs["until"] = args.until
+    df = sweep(
+        **kwargs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        max_workers=args.max_workers,
+        results_dir=args.out,
+        progress=not args.no_progress,
+    )
+    ran, reused = len(df.attrs["ran"]), len(df.attrs["reused"])
+    print(f"{len(df)} points: {ran} ran, {reused} already in {args.out}")
+    print(f"wrote {os.path.join(args.out, 'results.csv')}")
+    return 0
+
+
+def _config_arg(text: str) -> str:
+    if not os.path.exists(text) and (text.endswith(".toml") or os.path.sep in text):
+        raise FileNotFoundError(f"no such configuration file: {text}")
+    return text
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+
+    sets = list(args.sets)
+    if args.trace:
+        sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(args.trace)}"]
+
+    def side(cfg: str | None, side_sets: list[str], name: str) -> object:
+        keys = {}
+        for kv in side_sets:
+            key, sep, value = kv.partition("=")
+            if not sep:
+                raise ValueError(f"--{name}-set wants KEY=VALUE, not {kv!r}")
+            keys[key.strip()] = _literal(value.strip())
+        if args.base is not None:
+            if cfg is not None and not os.path.isfile(cfg):
+                raise ValueError(f"with --base, --{name} is a TOML file of keys, not {cfg!r}")
+            on_file = {}
+            if cfg is not None:
+                with open(cfg, "rb") as f:
+                    on_file = tomllib.load(f)
+            return {**on_file, **keys} if cfg is not None or keys else None
+        if cfg is None:
+            raise ValueError(f"--{name} is required without --base")
+        cfg = _config_arg(cfg)
+        if keys:
+            from .api import resolve_config
+
+            return resolve_config(cfg, overrides=keys)
+        return cfg
+
+    technique = side(args.technique, args.technique_sets, "technique")
+    baseline = side(args.baseline, args.baseline_sets, "baseline")
+    base = None if args.base is None else _config_arg(args.base)
+    df = compare(
+        technique,
+        baseline,
+        base=base,
+        until=args.until,
+        seed=args.seed,
+        overrides=sets,
+        metrics=args.metrics or None,
+        out_dir=args.out,
+    )
+    if args.csv:
+        print(df.to_csv(), end="")
+    else:
+
+        def describe(cfg: str | None, side_sets: list[str]) -> str:
+            return " ".join([cfg or args.base or ""] + side_sets).strip()
+
+        t = describe(args.technique, args.technique_sets)
+        b = describe(args.baseline, args.baseline_sets)
+        print(f"technique: {t}   baseline: {b}   ratio = technique / baseline")
+        print(df.to_string(float_format=lambda v: f"{v:.6g}"))
+    if args.out:
+        print(f"wrote {os.path.join(args.out, 'comparison.csv')}, technique/, baseline/")
+    return 0
+
+
+def _literal(text: str) -> object:
+    """A TOML literal (number, boolean, quoted string), else the text itself."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _run_dirs(paths: list[str], filename: str) -> dict[str, str]:
+    """label -> file, for run folders (or the files themselves)."""
+    out: dict[str, str] = {}
+    for p in paths:
+        f = os.path.join(p, filename) if os.path.isdir(p) else p
+        if not os.path.isfile(f):
+            raise FileNotFoundError(f"no {filename} in {p}")
+        label = os.path.basename(os.path.normpath(p if os.path.isdir(p) else os.path.dirname(p) or p))
+        out[label if label not in out else p] = f
+    return out
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import json
+
+    import pandas as pd
+
+    from . import plots
+    from .sweep import load_results
+
+    def results() -> pd.DataFrame:
+        if len(args.results) != 1:
+            raise ValueError(f"--kind {args.kind} takes one results folder or file")
+        r = args.results[0]
+        if os.path.isdir(r):
+            return load_results(r)
+        return pd.read_parquet(r) if r.endswith(".parquet") else pd.read_csv(r)
+
+    def single(d: dict) -> object:
+        return next(iter(d.values())) if len(d) == 1 else d
+
+    kind = args.kind
+    if kind == "heatmap":
+        if not (args.x and args.y and args.metric):
+            raise ValueError("--kind heatmap needs --x, --y and --metric")
+        baseline = None
+        if args.baseline:
+            key, sep, value = args.baseline.partition("=")
+            if not sep:
+                raise ValueError("--baseline for a heat map is COLUMN=VALUE, e.g. gc.victim=fifo")
+            baseline = {key: _literal(value)}
+        fig = plots.heatmap(results(), args.x, args.y, args.metric, baseline, title=args.title)
+    elif kind == "bars":
+        if not (args.metric and args.baseline):
+            raise ValueError("--kind bars needs --metric and --baseline LABEL")
+        df = results()
+        label: object = args.baseline
+        if args.by and args.by in df.columns and not (df[args.by] == label).any():
+            label = _literal(args.baseline)
+        fig = plots.bars_relative(df, args.group, args.metric, label, by=args.by, title=args.title)
+    elif kind == "lifetime":
+        files = _run_dirs(args.results, "timeseries.csv")
+        ts = {k: pd.read_csv(f) for k, f in files.items()}
+        fig = plots.over_lifetime(single(ts), args.metric or "p99_latency_us", title=args.title)
+    elif kind == "erase":
+        files = _run_dirs(args.results, "erase_histogram.csv")
+        hs = {k: pd.read_csv(f) for k, f in files.items()}
+        fig = plots.erase_histogram(single(hs), title=args.title)
+    else:  # cdf
+        files = _run_dirs(args.results, "summary.json")
+        ss = {}
+        for k, f in files.items():
+            with open(f) as fh:
+                ss[k] = json.load(fh)
+        fig = plots.latency_cdf(single(ss), op=args.op, title=args.title)
+    out = args.out
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    fig.savefig(out, dpi=150)
+    print(f"wrote {out}")
+    return 0
+
+
+def _cmd_trace_stats(args: argparse.Namespace) -> int:
+    as_json, text = _core.trace_stats(args.path, format=args.format, overrides=list(args.sets))
+    print(as_json if args.json else text, end="" if text.endswith("\n") else "\n")
+    if args.plot:
+        from .plots import reuse_cdf
+
+        reuse_cdf(json.loads(as_json), path=args.plot, title=os.path.basename(args.path))
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 
@@ -90,6 +267,94 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("config", help="print the fully resolved configuration")
     _add_config_args(p)
     p.set_defaults(func=_cmd_config)
+
+    p = sub.add_parser("trace", help="trace tools")
+    tsub = p.add_subparsers(dest="trace_command", required=True)
+    t = tsub.add_parser(
+        "stats", help="requests, bytes, read/write and random/sequential shares, sizes, reuse"
+    )
+    t.add_argument("path", help="trace file (plain or gzip)")
+    t.add_argument("--format", help="trace format (default: detected from content)")
+    t.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="trace option, e.g. --set workload.trace.time_unit=ms",
+    )
+    t.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    t.add_argument("--plot", metavar="FILE.png", help="also draw the address-reuse CDF to this file")
+    t.set_defaults(func=_cmd_trace_stats)
+
+    p = sub.add_parser("sweep", help="run a grid of configurations (GRID.toml) and collect the results")
+    p.add_argument("grid", help="grid file: base, until, seeds, [grid], [workloads.NAME], [set]")
+    p.add_argument("--out", required=True, help="results folder: points/*.json as runs end, results.csv")
+    p.add_argument("--backend", choices=["local", "dask"], default="local", help="where the runs go")
+    p.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    p.add_argument("--max-workers", type=int, help="local processes (default: one per core)")
+    p.add_argument("--until", help="override the grid file's stop condition")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("compare", help="run a technique beside its baseline on the same workload and seed")
+    p.add_argument(
+        "--technique", metavar="CFG", help="preset name or TOML file (with --base: TOML keys on it)"
+    )
+    p.add_argument(
+        "--baseline", metavar="CFG", help="preset name or TOML file (with --base: TOML keys on it)"
+    )
+    p.add_argument("--base", metavar="CFG", help="preset name or TOML file both runs start from")
+    p.add_argument(
+        "--technique-set",
+        dest="technique_sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a key in the technique's run only (e.g. --technique-set gc.victim=greedy)",
+    )
+    p.add_argument(
+        "--baseline-set",
+        dest="baseline_sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a key in the baseline's run only",
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a configuration key in both runs (e.g. the workload: --set workload.read_ratio=0.3)",
+    )
+    p.add_argument("--trace", help="replay this trace file in both runs")
+    p.add_argument("--until", help="death | end | requests:N | time:T | writes:BYTES")
+    p.add_argument("--seed", type=int, default=1, help="master random seed of both runs (default 1)")
+    p.add_argument("--metric", dest="metrics", action="append", help="report this metric (repeatable)")
+    p.add_argument("--out", help="also write both runs (technique/, baseline/) and comparison.csv here")
+    p.add_argument("--csv", action="store_true", help="print the table as CSV")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("plot", help="draw a figure from sweep results or run folders")
+    p.add_argument(
+        "results",
+        nargs="+",
+        help="heatmap, bars: a sweep folder or results.csv/parquet; "
+        "lifetime, erase, cdf: one or more run folders (one line each)",
+    )
+    p.add_argument("--kind", required=True, choices=["heatmap", "bars", "lifetime", "erase", "cdf"])
+    p.add_argument("--metric", help="column to show (lifetime: a time-series column, default p99_latency_us)")
+    p.add_argument("--x", help="heatmap: parameter on the x axis")
+    p.add_argument("--y", help="heatmap: parameter on the y axis")
+    p.add_argument("--group", default="workload", help="bars: column along the x axis (default workload)")
+    p.add_argument("--by", help="bars: column naming the variants (default: the one holding --baseline)")
+    p.add_argument("--baseline", help="bars: the baseline's label; heatmap: COLUMN=VALUE of baseline rows")
+    p.add_argument("--op", default="write", choices=["read", "write", "all"], help="cdf: which requests")
+    p.add_argument("--title", help="figure title")
+    p.add_argument("--out", required=True, help="image file (.png, .pdf, .svg)")
+    p.set_defaults(func=_cmd_plot)
     return parser
 
 
@@ -101,8 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     except _core.FlashlifeError as e:
         print(f"flashlife: error: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"flashlife: error: {e}", file=sys.stderr)
+    except (OSError, ValueError, KeyError, ImportError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"flashlife: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("flashlife: interrupted", file=sys.stderr)

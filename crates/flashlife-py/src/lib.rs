@@ -13,7 +13,13 @@ use pyo3::types::PyDict;
 use flashlife::config::presets;
 use flashlife::{Config, ConfigBuilder};
 
-create_exception!(_core, FlashlifeError, PyException, "A configuration, trace or run error from the flashlife core.");
+// The dotted module path makes the exception picklable (multiprocessing, Dask).
+create_exception!(
+    flashlife._core,
+    FlashlifeError,
+    PyException,
+    "A configuration, trace or run error from the flashlife core."
+);
 
 fn err(e: flashlife::Error) -> PyErr {
     FlashlifeError::new_err(e.to_string())
@@ -120,6 +126,27 @@ fn run<'py>(
     Ok(d)
 }
 
+/// Statistics of a trace file: `(json, text)`. The trace options come from the resolved
+/// configuration's `workload.trace` section (so `overrides` such as
+/// `workload.trace.time_unit="ms"` apply); `format` overrides the format.
+#[pyfunction]
+#[pyo3(signature = (path, format=None, overrides=Vec::new()))]
+fn trace_stats(
+    py: Python<'_>,
+    path: String,
+    format: Option<String>,
+    overrides: Vec<String>,
+) -> PyResult<(String, String)> {
+    let cfg = build_config(None, &[], None, &overrides).map_err(err)?;
+    let mut tc = cfg.workload.trace.clone();
+    if let Some(f) = format {
+        tc.format = f;
+    }
+    let stats = py.detach(move || flashlife::workload::trace_stats(&path, &tc)).map_err(err)?;
+    let json = serde_json::to_string_pretty(&stats).map_err(|e| FlashlifeError::new_err(e.to_string()))?;
+    Ok((json, stats.to_text()))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlifeError", m.py().get_type::<FlashlifeError>())?;
@@ -127,5 +154,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(list_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     Ok(())
 }

@@ -442,10 +442,9 @@ impl Progress {
         }
         let bar = self.bar.get_or_insert_with(|| {
             let b = indicatif::ProgressBar::new(1000);
-            let style = indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] [{bar:40}] {percent:>3}% {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            let style =
+                indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] [{bar:40}] {percent:>3}% {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
             b.set_style(style);
             b
         });

@@ -85,8 +85,6 @@ pub struct WorkloadConfig {
     pub size_weights: Vec<f64>,
     /// Weight of this part inside a `mix` (ignored elsewhere), > 0.
     pub weight: f64,
-    /// Requests the host keeps outstanding in closed loop (read by the host interface).
-    pub queue_depth: u32,
     /// Zipf generator parameters.
     pub zipf: ZipfConfig,
     /// Hot/cold generator parameters.
@@ -109,7 +107,6 @@ impl Default for WorkloadConfig {
             sizes: Vec::new(),
             size_weights: Vec::new(),
             weight: 1.0,
-            queue_depth: 1,
             zipf: ZipfConfig::default(),
             hotcold: HotColdConfig::default(),
             arrival: ArrivalConfig::default(),
@@ -156,7 +153,7 @@ impl Default for HotColdConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ArrivalConfig {
-    /// `closed` (arrival_ns = 0: the host keeps `queue_depth` requests outstanding),
+    /// `closed` (arrival_ns = 0: the host keeps `host.queue_depth` requests outstanding),
     /// `poisson` (exponential gaps at `rate_iops`) or `bursty` (`burst_requests` requests
     /// `burst_spacing_ns` apart, then `burst_gap_ns` idle).
     pub process: String,
@@ -273,11 +270,6 @@ impl TraceConfig {
 }
 
 impl WorkloadConfig {
-    /// True when request arrival times must be honoured (open-loop replay).
-    pub fn open_loop(&self) -> bool {
-        false
-    }
-
     /// Check ranges; errors name the dotted key under `workload.`.
     pub fn validate(&self) -> Result<()> {
         self.validate_at("workload", true)
@@ -285,7 +277,7 @@ impl WorkloadConfig {
 
     /// True when requests' `arrival_ns` must be honoured (open loop): traces replayed with
     /// `trace.timestamps = "honour"`, and the `poisson` and `bursty` arrival processes.
-    /// False for closed loop, where the host keeps `queue_depth` requests outstanding.
+    /// False for closed loop, where the host keeps `host.queue_depth` requests outstanding.
     pub fn open_loop(&self) -> bool {
         self.arrival.process != "closed" || (self.kind == "trace" && self.trace.timestamps == "honour")
     }
@@ -309,9 +301,6 @@ impl WorkloadConfig {
         }
         if !(self.weight.is_finite() && self.weight > 0.0) {
             return Err(Error::config(k("weight"), self.weight, "a finite weight > 0"));
-        }
-        if self.queue_depth == 0 {
-            return Err(Error::config(k("queue_depth"), self.queue_depth, "at least 1"));
         }
         if let Some(i) = self.sizes.iter().position(|&s| s == 0 || s > trace::MAX_REQUEST_BYTES) {
             return Err(Error::config(format!("{prefix}.sizes[{i}]"), self.sizes[i], "a size of 1 byte to 1 TiB"));

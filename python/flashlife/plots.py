@@ -1,0 +1,380 @@
+"""The papers' figure types, drawn with matplotlib (an optional dependency: `pip install 'flashlife[plot]'`).
+
+Every function returns the matplotlib `Figure` it drew on, draws into `ax=` when given (a
+matplotlib Axes) instead of a new figure, and saves the figure to `path=` when given. Figures
+are made without pyplot, so nothing is shown or kept by matplotlib's global state.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .api import Result
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["bars_relative", "erase_histogram", "heatmap", "latency_cdf", "over_lifetime", "reuse_cdf"]
+
+PathLike = str | os.PathLike
+
+
+def _figure(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise ImportError("flashlife.plots needs matplotlib: pip install 'flashlife[plot]'") from e
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _finish(fig: Figure, path: PathLike | None) -> Figure:
+    if path is not None:
+        os.makedirs(os.path.dirname(os.path.abspath(os.fspath(path))), exist_ok=True)
+        fig.savefig(os.fspath(path), dpi=150)
+    return fig
+
+
+def _need(df: pd.DataFrame, *cols: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        some = ", ".join(map(str, list(df.columns)[:12]))
+        raise KeyError(f"no column(s) {missing} in the results; columns include: {some}, ...")
+
+
+def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.Series:
+    mask = pd.Series(True, index=df.index)
+    for k, v in where.items():
+        _need(df, k)
+        mask &= df[k] == v
+    return mask
+
+
+def heatmap(
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    metric: str,
+    baseline: pd.DataFrame | Mapping[str, Any] | float | None = None,
+    *,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+    cmap: str = "viridis",
+    annotate: bool = True,
+    fmt: str = "{:.2f}",
+) -> Figure:
+    """A metric over two parameters as a heat map, optionally relative to a baseline.
+
+    df: sweep results (one row per run; several rows per cell are averaged, e.g. seeds);
+    x, y: the parameter columns of the two axes; metric: the column shown;
+    baseline: None (the metric itself), a number (metric / number), a DataFrame of baseline
+    runs with the same x and y columns (metric / the baseline's metric, cell by cell), or a
+    mapping column -> value selecting the baseline rows of `df` (e.g. `{"gc.victim": "fifo"}`),
+    the other rows being the technique.
+    This is the form of ZombieNAND's Figure 3 (lifetime gain over reserve x working set).
+    """
+    _need(df, x, y, metric)
+    label = metric
+    if isinstance(baseline, Mapping):
+        mask = _select(df, baseline)
+        if not mask.any():
+            raise ValueError(f"heatmap: no baseline rows match {dict(baseline)}")
+        base_df, df = df[mask], df[~mask]
+        if df.empty:
+            raise ValueError(f"heatmap: every row matches the baseline {dict(baseline)}")
+        baseline = base_df
+    cells = df.pivot_table(index=y, columns=x, values=metric, aggfunc="mean")
+    if isinstance(baseline, pd.DataFrame):
+        _need(baseline, x, y, metric)
+        base = baseline.pivot_table(index=y, columns=x, values=metric, aggfunc="mean")
+        cells = cells / base.reindex_like(cells)
+        label = f"{metric} / baseline"
+    elif baseline is not None:
+        cells = cells / float(baseline)
+        label = f"{metric} / {baseline:g}"
+    cells = cells.sort_index().sort_index(axis=1)
+    fig, ax = _figure(ax, (6.0, 4.5))
+    values = cells.to_numpy(dtype=float)
+    im = ax.imshow(values, origin="lower", aspect="auto", cmap=cmap)
+    ax.set_xticks(
+        range(len(cells.columns)), [f"{c:g}" if isinstance(c, float) else str(c) for c in cells.columns]
+    )
+    ax.set_yticks(
+        range(len(cells.index)), [f"{c:g}" if isinstance(c, float) else str(c) for c in cells.index]
+    )
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(
+        title if title is not None else (f"{metric} relative to baseline" if label != metric else metric)
+    )
+    fig.colorbar(im, ax=ax, label=label)
+    if annotate and values.size <= 400:
+        finite = values[np.isfinite(values)]
+        mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+        for (i, j), v in np.ndenumerate(values):
+            if math.isfinite(v):
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8,
+                        color="black" if v > mid else "white")  # fmt: skip
+    return _finish(fig, path)
+
+
+def bars_relative(
+    df: pd.DataFrame,
+    group: str,
+    metric: str,
+    baseline_label: Any,
+    *,
+    by: str | None = None,
+    include_baseline: bool = False,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Bars of a metric relative to a baseline, grouped (e.g. per workload).
+
+    df: results; group: the column along the x axis (e.g. "workload"); metric: the column shown;
+    baseline_label: the value, in column `by`, of the baseline rows; by: the column naming the
+    variants (default: the first column other than `group` holding `baseline_label`).
+    Each bar is mean(metric of a variant in a group) / mean(metric of the baseline in that
+    group); a line marks 1. The form of ZombieNAND's Figure 5 and Reusable SSD's Figures 7-8.
+    """
+    _need(df, group, metric)
+    if by is None:
+        for c in df.columns:
+            if c not in (group, metric) and (df[c] == baseline_label).any():
+                by = c
+                break
+        else:
+            raise ValueError(
+                f"bars_relative: no column holds the baseline label {baseline_label!r}; pass by="
+            )
+    _need(df, by)
+    means = df.groupby([group, by], sort=False)[metric].mean().unstack(by)
+    if baseline_label not in means.columns:
+        raise ValueError(f"bars_relative: no rows with {by} == {baseline_label!r}")
+    rel = means.div(means[baseline_label], axis=0)
+    variants = [c for c in rel.columns if include_baseline or c != baseline_label]
+    if not variants:
+        raise ValueError(f"bars_relative: only baseline rows ({by} == {baseline_label!r})")
+    fig, ax = _figure(ax, (max(5.0, 1.2 * len(rel.index) * max(1, len(variants)) ** 0.5), 4.0))
+    n = len(variants)
+    width = 0.8 / n
+    xs = np.arange(len(rel.index))
+    for i, v in enumerate(variants):
+        ax.bar(xs + (i - (n - 1) / 2) * width, rel[v].to_numpy(dtype=float), width, label=f"{by}={v}")
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xticks(xs, [str(g) for g in rel.index])
+    ax.set_xlabel(group)
+    ax.set_ylabel(f"{metric} relative to {baseline_label}")
+    ax.set_title(title if title is not None else f"{metric} relative to {by}={baseline_label}")
+    ax.legend()
+    return _finish(fig, path)
+
+
+def _labelled(obj: Any, kinds: tuple[type, ...]) -> list[tuple[str | None, Any]]:
+    """[(label, item)] of a mapping label -> item, or [(None, obj)] of a single item."""
+    if isinstance(obj, Mapping) and not isinstance(obj, kinds):
+        if not obj:
+            raise ValueError("nothing to plot: the mapping is empty")
+        return [(str(k), v) for k, v in obj.items()]
+    return [(None, obj)]
+
+
+#: Time-series columns measured over each interval (not cumulative).
+_PER_INTERVAL = frozenset({"host_mb_per_s", "iops", "mean_latency_us", "p99_latency_us", "wa_interval"})
+
+
+def over_lifetime(
+    timeseries: pd.DataFrame | Result | Mapping[str, pd.DataFrame | Result],
+    metric: str,
+    *,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """A time-series metric over normalised lifetime (host bytes written / the final value).
+
+    timeseries: a run's time series (DataFrame or Result), or a mapping label -> time series
+    for one line each (e.g. baseline and technique); metric: a time-series column such as
+    `p99_latency_us`, `mean_latency_us`, `wa_cumulative`, `free_blocks`, `life_used`.
+    For per-interval columns (latency, iops, MB/s, interval WA), intervals in which no request
+    completed are left out.
+    The form of ZombieNAND's Figure 6 (latency over the drive's lifetime).
+    """
+    series = _labelled(timeseries, (pd.DataFrame, Result))
+    fig, ax = _figure(ax, (6.0, 4.0))
+    for label, ts in series:
+        if isinstance(ts, Result):
+            ts = ts.timeseries
+        if not isinstance(ts, pd.DataFrame):
+            raise TypeError(
+                f"over_lifetime: expected a time-series DataFrame or Result, not {type(ts).__name__}"
+            )
+        _need(ts, "host_bytes_written", metric)
+        if ts.empty:
+            raise ValueError("over_lifetime: the time series is empty")
+        if metric in _PER_INTERVAL and "iops" in ts.columns:
+            # An interval in which no request completed (e.g. the drain after the last one)
+            # has no latency or rate: leave it out rather than draw a drop to 0.
+            ts = ts[ts["iops"] > 0]
+        final = float(ts["host_bytes_written"].iloc[-1])
+        x = ts["host_bytes_written"].to_numpy(dtype=float) / (final if final > 0 else 1.0)
+        ax.plot(x, ts[metric].to_numpy(dtype=float), marker=".", label=label)
+    ax.set_xlabel("normalised lifetime (host bytes written / final)")
+    ax.set_ylabel(metric)
+    ax.set_xlim(0, 1.02)
+    ax.set_title(title if title is not None else f"{metric} over lifetime")
+    if any(label is not None for label, _ in series):
+        ax.legend()
+    return _finish(fig, path)
+
+
+def erase_histogram(
+    result_or_df: pd.DataFrame | Result | Mapping[str, pd.DataFrame | Result],
+    *,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Blocks per erase count (wear distribution) of a run.
+
+    result_or_df: a Result, a DataFrame with columns `erase_count` and `blocks` (as in
+    `erase_histogram.csv`), or a mapping label -> either, drawn as overlaid steps.
+    """
+    series = _labelled(result_or_df, (pd.DataFrame, Result))
+    fig, ax = _figure(ax, (6.0, 4.0))
+    for label, h in series:
+        if isinstance(h, Result):
+            h = h.erase_histogram
+        if not isinstance(h, pd.DataFrame):
+            raise TypeError(f"erase_histogram: expected a DataFrame or Result, not {type(h).__name__}")
+        _need(h, "erase_count", "blocks")
+        x = h["erase_count"].to_numpy()
+        y = h["blocks"].to_numpy()
+        if len(series) == 1:
+            ax.bar(x, y, width=1.0, align="center")
+        else:
+            ax.step(x, y, where="mid", label=label)
+    ax.set_xlabel("erase count")
+    ax.set_ylabel("blocks")
+    ax.set_title(title if title is not None else "erase count histogram")
+    if len(series) > 1:
+        ax.legend()
+    return _finish(fig, path)
+
+
+def _latency_points(obj: Any, op: str, tail: bool) -> list[tuple[float, float]]:
+    """(latency us, fraction) points of one result: the CDF, or 1 - CDF (fraction slower) for tail."""
+    if isinstance(obj, Result):
+        obj = obj.summary
+    if isinstance(obj, pd.Series):
+        obj = obj.to_dict()
+    if not isinstance(obj, Mapping):
+        raise TypeError(
+            f"latency_cdf: expected a Result, a summary dict or a results row, not {type(obj).__name__}"
+        )
+    if "latency_us" in obj:
+        lat = obj["latency_us"][op]
+    else:  # a flattened row (sweep results)
+        lat = {k: obj.get(f"latency_us.{op}.{k}") for k in ("count", "p50", "p99", "p999", "max")}
+    count = lat.get("count") or 0
+    if not count or (isinstance(count, float) and math.isnan(count)):
+        return []
+    count = int(count)
+    pts = [("p50", 0.5, 2), ("p99", 0.99, 100), ("p999", 0.999, 1000)]
+    out = [(float(lat[k]), (1.0 - q) if tail else q) for k, q, n in pts if count >= n]
+    out.append((float(lat["max"]), 1.0 / count if tail else 1.0))
+    return out
+
+
+def _is_single(obj: Any) -> bool:
+    if isinstance(obj, Result | pd.Series):
+        return True
+    return isinstance(obj, Mapping) and (
+        "latency_us" in obj or any(str(k).startswith("latency_us.") for k in obj)
+    )
+
+
+def latency_cdf(
+    results: Result | Mapping[str, Any] | pd.Series | Mapping[str, Result | Mapping[str, Any] | pd.Series],
+    op: str = "write",
+    *,
+    tail: bool = True,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Latency distribution of reads, writes or all requests, from the summary's percentiles.
+
+    results: a Result, a summary dict, a row of sweep results, or a mapping label -> any of
+    these (one line each); op: "read", "write" or "all"; tail: plot the fraction of requests
+    at least that slow (1 - CDF) on log-log axes, which shows the tail (else the CDF itself).
+    The core reports the distribution as percentiles (p50, p99, p99.9, max), so each curve
+    goes through those points (p99 from 100 requests on, p99.9 from 1000; the max is the
+    slowest 1 / count), not through every histogram bucket.
+    """
+    if op not in ("read", "write", "all"):
+        raise ValueError(f"latency_cdf: op must be 'read', 'write' or 'all', not {op!r}")
+    if _is_single(results):
+        series: list[tuple[str | None, Any]] = [(None, results)]
+    elif isinstance(results, Mapping):
+        series = [(str(k), v) for k, v in results.items()]
+    else:
+        raise TypeError(f"latency_cdf: unexpected {type(results).__name__}")
+    fig, ax = _figure(ax, (6.0, 4.0))
+    drawn = 0
+    for label, obj in series:
+        pts = _latency_points(obj, op, tail)
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        drawn += 1
+    if not drawn:
+        raise ValueError(f"latency_cdf: no {op} requests in the results")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{op} latency (us)")
+    if tail:
+        ax.set_yscale("log")
+        ax.set_ylabel("fraction of requests at least this slow (1 - CDF)")
+    else:
+        ax.set_ylabel("fraction of requests (CDF)")
+        ax.set_ylim(0, 1.02)
+    ax.set_title(title if title is not None else f"{op} latency distribution")
+    if any(label is not None for label, _ in series):
+        ax.legend()
+    return _finish(fig, path)
+
+
+def reuse_cdf(
+    stats: Mapping[str, Any],
+    *,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Address-reuse CDF of a trace (from `flashlife trace stats --json`): the share of distinct
+    pages, and of the accesses they get, against how many times a page is accessed."""
+    points = stats.get("access_cdf") or []
+    if not points:
+        raise ValueError("reuse_cdf: these statistics hold no access_cdf points")
+    x = [p["accesses_at_most"] for p in points]
+    fig, ax = _figure(ax, (6.0, 4.0))
+    ax.step(x, [p["page_fraction"] for p in points], where="post", label="distinct pages")
+    ax.step(x, [p["access_fraction"] for p in points], where="post", label="accesses")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("accesses per 4 KiB page (at most)")
+    ax.set_ylabel("cumulative fraction")
+    ax.set_title(title if title is not None else "address reuse")
+    ax.legend()
+    return _finish(fig, path)

@@ -1,0 +1,478 @@
+"""Parameter sweeps: a grid of runs on a local process pool or a Dask cluster, as one DataFrame.
+
+A sweep is the cartesian product of a grid of dotted configuration keys, a set of named
+workloads and a list of seeds, each point run from the same base configuration. With a
+`results_dir`, each point's result is written as soon as the run ends, under a name that is a
+stable hash of everything that defines the point; running the same sweep again with the same
+folder runs only the points whose files are missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+import tomllib
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _core
+from .api import ConfigLike, resolve_config, run
+
+__all__ = [
+    "flatten_summary",
+    "load_grid",
+    "load_results",
+    "load_timeseries",
+    "point_key",
+    "sweep",
+    "sweep_from_file",
+]
+
+#: Summary fields that depend on the machine and the moment, not on the simulation.
+WALL_FIELDS = ("run.wall_seconds", "run.page_ops_per_second", "run.peak_rss_bytes")
+
+_RESERVED = ("workload", "seed")
+
+
+def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested summary as one flat dict with dotted keys (`latency_us.write.p99`)."""
+    out: dict[str, Any] = {}
+    for k, v in summary.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(flatten_summary(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _flatten_keys(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables of a grid (`capacity.overprovisioning = [..]` unquoted in TOML) as dotted keys."""
+    out: dict[str, Any] = {}
+    for k, v in mapping.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(_flatten_keys(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def point_key(point: Mapping[str, Any]) -> str:
+    """A stable 16-hex-digit name for a point, from the canonical JSON of its definition."""
+    return hashlib.sha256(_canonical(point).encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Point:
+    index: int
+    key: str
+    params: dict[str, Any]  # grid values, workload name, seed: the row's parameter columns
+    spec: dict[str, Any]  # everything a worker needs to run the point
+
+
+def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one point (in a worker process). Errors come back as text, never as exceptions."""
+    try:
+        r = run(
+            spec["config"],
+            spec["workload"],
+            until=spec["until"],
+            seed=spec["seed"],
+            overrides=spec["overrides"],
+        )
+    except _core.FlashlifeError as e:
+        return {"error": str(e)}
+    return {"summary": r.summary, "timeseries_csv": r.timeseries.to_csv(index=False)}
+
+
+def _plain(v: Any) -> Any:
+    """Python scalars for numpy ones (np.linspace grids), so values serialise as TOML and JSON."""
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        return v.item()
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return v
+
+
+def _points(
+    base_config: dict[str, Any],
+    grid: Mapping[str, Sequence[Any]],
+    workloads: Mapping[str, Any] | None,
+    seeds: Sequence[int],
+    until: str | None,
+    overrides: Mapping[str, Any],
+) -> list[_Point]:
+    keys = list(grid)
+    values = [[_plain(v) for v in grid[k]] for k in keys]
+    for k, v in zip(keys, values, strict=True):
+        if not v:
+            raise ValueError(f"sweep: grid key {k!r} has no values")
+    wl_items: list[tuple[str, Any]] = list(workloads.items()) if workloads else [("base", None)]
+    points: list[_Point] = []
+    for combo in itertools.product(*values):
+        for wl_name, wl in wl_items:
+            for seed in seeds:
+                params = dict(zip(keys, combo, strict=True))
+                params["workload"] = wl_name
+                params["seed"] = int(seed)
+                point_overrides = {**overrides, **dict(zip(keys, combo, strict=True))}
+                wl_def = os.fspath(wl) if isinstance(wl, str | os.PathLike) else wl
+                spec = {
+                    "config": base_config,
+                    "workload": wl_def,
+                    "until": until,
+                    "seed": int(seed),
+                    "overrides": point_overrides,
+                }
+                definition = {**spec, "workload_name": wl_name}
+                points.append(_Point(len(points), point_key(definition), params, spec))
+    return points
+
+
+def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"point": point.key, **point.params}
+    for k, v in flatten_summary(outcome["summary"]).items():
+        # A summary field named like a grid key (capacity.overprovisioning: the achieved value)
+        # must not hide the parameter: it becomes summary.KEY.
+        row[f"summary.{k}" if k in row else k] = v
+    # A JSON round trip makes fresh rows and rows read back from disk identical.
+    return json.loads(json.dumps(row))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class _Store:
+    """The results folder: `points/KEY.json` (and `KEY.timeseries.csv`) per point."""
+
+    def __init__(self, root: str | os.PathLike | None):
+        self.root = None if root is None else Path(root)
+        if self.root is not None:
+            (self.root / "points").mkdir(parents=True, exist_ok=True)
+
+    def load(self, point: _Point) -> dict[str, Any] | None:
+        if self.root is None:
+            return None
+        f = self.root / "points" / f"{point.key}.json"
+        try:
+            data = json.loads(f.read_text())
+            return data["row"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def save(self, point: _Point, row: Mapping[str, Any], timeseries_csv: str) -> None:
+        if self.root is None:
+            return
+        pts = self.root / "points"
+        _write_atomic(pts / f"{point.key}.timeseries.csv", timeseries_csv)
+        _write_atomic(pts / f"{point.key}.json", json.dumps({"params": point.params, "row": row}, indent=1))
+
+    def finish(self, df: pd.DataFrame, description: Mapping[str, Any]) -> None:
+        if self.root is None:
+            return
+        _write_atomic(self.root / "sweep.json", json.dumps(description, indent=1, default=str))
+        buf = io.StringIO()
+        df.to_csv(buf, index=False)
+        _write_atomic(self.root / "results.csv", buf.getvalue())
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            return
+        tmp = self.root / f".results.parquet.{os.getpid()}.tmp"
+        try:
+            df.to_parquet(tmp, index=False)
+        except Exception as e:  # e.g. a grid column mixing strings and numbers
+            tmp.unlink(missing_ok=True)
+            warnings.warn(f"sweep: results.parquet not written ({e}); results.csv is", stacklevel=3)
+            return
+        os.replace(tmp, self.root / "results.parquet")
+
+
+def _progress(total: int, enabled: bool | str) -> Any:
+    show = (enabled is True and sys.stderr.isatty()) or enabled == "always"
+    if not show:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="run", desc="sweep", file=sys.stderr)
+
+
+def _cores() -> int:
+    """The cores this process may use (the Slurm or taskset allocation, not the whole machine)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _run_local(
+    pending: list[_Point], max_workers: int | None, on_done: Callable[[_Point, dict[str, Any]], None]
+) -> None:
+    workers = max_workers or _cores()
+    workers = max(1, min(workers, len(pending)))
+    if workers == 1:
+        for p in pending:
+            on_done(p, _run_point(p.spec))
+        return
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        # The fork server imports flashlife (and pandas) once; workers fork from it ready.
+        ctx.set_forkserver_preload(["flashlife.sweep"])
+    else:
+        ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures: dict[Future, _Point] = {pool.submit(_run_point, p.spec): p for p in pending}
+        try:
+            not_done = set(futures)
+            while not_done:
+                done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                for f in done:
+                    on_done(futures[f], f.result())
+        except BaseException:
+            # Ctrl-C or a failure here: drop the points not started; the running ones end
+            # soon (they got the same SIGINT, or are short).
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _run_dask(
+    pending: list[_Point],
+    client: Any,
+    scheduler: str | None,
+    on_done: Callable[[_Point, dict[str, Any]], None],
+) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as e:
+        raise ImportError(
+            "flashlife.sweep(backend='dask') needs dask.distributed: pip install 'flashlife[dask]'"
+        ) from e
+    own = None
+    if client is None:
+        if scheduler is None:
+            raise ValueError("sweep(backend='dask') needs client= (a dask.distributed.Client) or scheduler=")
+        client = own = Client(scheduler)
+    try:
+        futures = {
+            client.submit(_run_point, p.spec, key=f"flashlife-sweep-{p.key}", pure=False): p for p in pending
+        }
+        for fut in as_completed(list(futures)):
+            on_done(futures[fut], fut.result())
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _resolve_base(base: ConfigLike) -> dict[str, Any]:
+    if isinstance(base, str | os.PathLike) and os.path.isfile(os.fspath(base)):
+        return resolve_config(os.path.abspath(os.fspath(base)))
+    return resolve_config(base)
+
+
+def sweep(
+    base: ConfigLike,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    workloads: Mapping[str, Mapping[str, Any] | str | os.PathLike] | None = None,
+    seeds: Iterable[int] = (1,),
+    until: str | None = None,
+    *,
+    backend: str = "local",
+    client: Any = None,
+    scheduler: str | None = None,
+    max_workers: int | None = None,
+    results_dir: str | os.PathLike | None = None,
+    progress: bool | str = True,
+    overrides: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Run every point of a grid and return one row per run.
+
+    base: a preset name, a TOML file path or a dict of keys (the configuration of every point);
+    grid: dotted key -> list of values, run as a cartesian product (e.g.
+    `{"capacity.overprovisioning": [0.07, 0.28], "gc.victim": ["greedy", "fifo"]}`);
+    workloads: optional name -> workload (a dict of `workload.*` keys or a trace path);
+    seeds: master seeds, each point runs once per seed; until: the stop condition of every run;
+    backend: "local" (a process pool of `max_workers`, default one per core) or "dask"
+    (`client=` a `dask.distributed.Client`, or `scheduler=` the address of one);
+    results_dir: stream each point's result to `DIR/points/KEY.json` as it ends, reuse the
+    points already there, and write `DIR/results.csv` (and `results.parquet` with pyarrow);
+    progress: a tqdm bar on a terminal (True), never (False) or always ("always");
+    overrides: more keys set at every point (not columns of the result).
+
+    Returns a DataFrame with a `point` column (the point's key), one column per grid key, then
+    `workload` ("base" when no workloads were given) and `seed`, then the run's summary
+    flattened with dotted names (`write_amplification`, `latency_us.write.p99`, ...; a summary
+    field named like a grid key, e.g. `capacity.overprovisioning`, the value the drive got,
+    becomes `summary.capacity.overprovisioning`), in grid order. `df.attrs["ran"]` and
+    `df.attrs["reused"]` list the keys of the points that ran now and of those read back from
+    `results_dir`.
+    Raises FlashlifeError (before anything runs) if a point's configuration is invalid, and
+    after the other points finished if a run fails.
+    """
+    grid = _flatten_keys(grid or {})
+    for k in _RESERVED:
+        if k in grid:
+            raise ValueError(f"sweep: {k!r} cannot be a grid key; use the {k}s= argument")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("sweep: seeds is empty")
+    if backend not in ("local", "dask"):
+        raise ValueError(f"sweep: backend must be 'local' or 'dask', not {backend!r}")
+    base_config = _resolve_base(base)
+    points = _points(base_config, grid, workloads, seeds, until, _flatten_keys(overrides or {}))
+
+    # Catch every configuration error before anything runs, naming the point.
+    checked: set[str] = set()
+    for p in points:
+        sig = _canonical({k: v for k, v in p.spec.items() if k != "seed"})
+        if sig in checked:
+            continue
+        checked.add(sig)
+        try:
+            resolve_config(p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"])
+        except _core.FlashlifeError as e:
+            raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
+
+    store = _Store(results_dir)
+    rows: dict[int, dict[str, Any]] = {}
+    reused: list[str] = []
+    for p in points:
+        row = store.load(p)
+        if row is not None:
+            rows[p.index] = row
+            reused.append(p.key)
+    pending = [p for p in points if p.index not in rows]
+    ran: list[str] = []
+    errors: list[str] = []
+    bar = _progress(len(points), progress)
+    if bar is not None:
+        bar.update(len(points) - len(pending))
+
+    def on_done(p: _Point, outcome: dict[str, Any]) -> None:
+        if "error" in outcome:
+            errors.append(f"sweep point {p.params}: {outcome['error']}")
+        else:
+            row = _row(p, outcome)
+            store.save(p, row, outcome["timeseries_csv"])
+            rows[p.index] = row
+            ran.append(p.key)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if pending:
+            if backend == "local":
+                _run_local(pending, max_workers, on_done)
+            else:
+                _run_dask(pending, client, scheduler, on_done)
+    finally:
+        if bar is not None:
+            bar.close()
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise _core.FlashlifeError(errors[0] + more)
+
+    df = pd.DataFrame([rows[p.index] for p in points])
+    description = {
+        "base": base_config,
+        "grid": grid,
+        "workloads": workloads,
+        "seeds": seeds,
+        "until": until,
+        "overrides": overrides,
+        "points": {p.key: p.params for p in points},
+    }
+    store.finish(df, description)
+    df.attrs["ran"] = ran
+    df.attrs["reused"] = reused
+    return df
+
+
+def load_results(results_dir: str | os.PathLike) -> pd.DataFrame:
+    """The results of a sweep's folder: `results.parquet` or `results.csv`, else the point files."""
+    root = Path(results_dir)
+    if (root / "results.parquet").exists():
+        try:
+            return pd.read_parquet(root / "results.parquet")
+        except ImportError:
+            pass
+    if (root / "results.csv").exists():
+        return pd.read_csv(root / "results.csv")
+    rows = [json.loads(f.read_text())["row"] for f in sorted((root / "points").glob("*.json"))]
+    if not rows:
+        raise FileNotFoundError(f"no sweep results in {root}")
+    return pd.DataFrame(rows)
+
+
+def load_timeseries(results_dir: str | os.PathLike, point: str) -> pd.DataFrame:
+    """The time series of one point of a sweep (by its `point` key)."""
+    return pd.read_csv(Path(results_dir) / "points" / f"{point}.timeseries.csv")
+
+
+def load_grid(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a GRID.toml into `sweep()` keyword arguments.
+
+    Keys: `base` (preset name, TOML path relative to the grid file, or a table of keys),
+    `until`, `seeds` (list), `[grid]` (dotted key -> list of values), `[workloads.NAME]`
+    (workload keys, or a string: a trace path), `[set]` (keys set at every point).
+    """
+    path = Path(path)
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    known = {"base", "until", "seeds", "grid", "workloads", "set"}
+    unknown = sorted(set(doc) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown}; expected some of {sorted(known)}")
+    if "base" not in doc:
+        raise ValueError(f"{path}: `base` is required (a preset name, a TOML path or a table)")
+    base = doc["base"]
+    if isinstance(base, str):
+        candidate = path.parent / base
+        if base.endswith(".toml") or candidate.is_file():
+            base = str(candidate.resolve())
+    workloads = doc.get("workloads")
+    if workloads:
+        workloads = {
+            name: (str((path.parent / w).resolve()) if isinstance(w, str) else w)
+            for name, w in workloads.items()
+        }
+    grid = doc.get("grid", {})
+    for k, v in _flatten_keys(grid).items():
+        if not isinstance(v, list):
+            raise ValueError(f"{path}: grid key {k!r} must be a list of values, not {v!r}")
+    seeds = doc.get("seeds", [1])
+    if isinstance(seeds, int):
+        seeds = [seeds]
+    return {
+        "base": base,
+        "grid": grid,
+        "workloads": workloads,
+        "seeds": seeds,
+        "until": doc.get("until"),
+        "overrides": doc.get("set"),
+    }
+
+
+def sweep_from_file(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
+    """`sweep()` of a GRID.toml file; keyword arguments (backend, results_dir, ...) are passed on."""
+    return sweep(**load_grid(path), **kwargs)
