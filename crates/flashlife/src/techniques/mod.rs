@@ -3,4 +3,5 @@
 
 pub mod bpht;
 pub mod ftpassd;
+pub mod ftpassd_bench;
 pub mod wom;
