@@ -152,7 +152,8 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
         let lay = flashlife::host::open_channel::layout(&cfg).unwrap();
         let span_pages = lay.logical_units as u64 * lay.unit_bytes / 16384;
         let wl = Mixed { rng: 0x9e37_79b9_7f4a_7c15, t: 0, span_pages, page: 16384 };
-        let out = Simulator::with_workload(cfg, Box::new(wl)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let out =
+            Simulator::with_workload(cfg, Box::new(wl)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{p}: {e}"));
         let s = &out.summary;
         assert!(s.integrity.violation.is_none());
         assert!(s.integrity.checks > 20_000, "{p}: {} checks", s.integrity.checks);
@@ -172,7 +173,12 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
 
 #[test]
 fn memory_is_reported_against_a_page_map() {
-    let out = periodic("ftpassd-paper", &["geometry.blocks_per_plane=16", "capacity.overprovisioning=1.0", "failures.program_fail_at=[[0, 3]]"], MIB, 4);
+    let out = periodic(
+        "ftpassd-paper",
+        &["geometry.blocks_per_plane=16", "capacity.overprovisioning=1.0", "failures.program_fail_at=[[0, 3]]"],
+        MIB,
+        4,
+    );
     let m = out.summary.open_channel.as_ref().unwrap().memory.unwrap();
     // 128 blocks of 1536 pages: 7 bits a block-map entry, 11 a shift entry.
     assert_eq!((m.block_map_bits_per_entry, m.shift_bits_per_entry), (7, 11));
