@@ -130,7 +130,7 @@ impl Workload for Mixed {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         let pages = 1 + self.next() % 16;
         let first = self.next() % (self.span_pages - pages);
-        let kind = if self.next() % 3 == 0 { IoKind::Read } else { IoKind::Write };
+        let kind = if self.next().is_multiple_of(3) { IoKind::Read } else { IoKind::Write };
         self.t += 2_000_000 + self.next() % 4_000_000;
         Ok(Some(HostRequest {
             arrival_ns: self.t,
@@ -193,4 +193,16 @@ fn the_block_interface_summary_has_no_open_channel_section() {
     let out = Simulator::new(config("tiny", &["run.until=writes:0.1dw"])).and_then(|s| s.run()).unwrap();
     assert!(out.summary.open_channel.is_none());
     assert!(!out.summary.to_json().contains("\"open_channel\""));
+}
+
+#[test]
+fn presets_run_with_the_configured_workload() {
+    // The configured (uniform, timestamp-less) workload on the open-channel interface: every
+    // request arrives at 0, so the queue depth of 1 serialises them.
+    for p in ["ocssd", "ft_passd_no_shift", "ft_passd"] {
+        let cfg = config("ftpassd-small", &[&policy(p), "run.until=requests:3000", "failures.program_fail_rate=0.001"]);
+        let out = Simulator::new(cfg).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{p}: {e}"));
+        assert_eq!(out.summary.host.write_requests, 3000);
+        assert!(out.summary.integrity.violation.is_none());
+    }
 }

@@ -409,3 +409,87 @@ impl Device {
         self.policy.memory(self.core.geo.blocks() as u64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FlashConfig, GeometryConfig};
+    use crate::flash::failure::InjectedFailures;
+    use crate::flash::wear::FixedPeLimit;
+
+    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2.
+    fn device(policy: &str) -> Device {
+        let geo = Geometry::new(&GeometryConfig {
+            channels: 1,
+            ways: 1,
+            dies: 1,
+            planes: 1,
+            blocks_per_plane: 8,
+            pages_per_block: 4,
+        });
+        let cfg = FlashConfig::default();
+        let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
+        let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
+        let engine = Engine::new(true, 1000.0, 0.0, 1000.0, 1, vec![0]);
+        let p = DeviceParams {
+            policy: policy.into(),
+            write_back: None,
+            buffer_bytes_per_way: 4 * cfg.page_size,
+            reserved_blocks_per_plane: 2,
+            units_per_page: 1,
+            oracle: true,
+        };
+        Device::new(flash, engine, &p).unwrap()
+    }
+
+    #[test]
+    fn figure_10_on_the_device_reads_land_on_the_right_pages() {
+        let mut d = device("ft_passd");
+        for lpo in 0..4 {
+            assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
+        }
+        assert_eq!(d.core.stats.failures_handled, 1);
+        for lpo in 0..4 {
+            assert!(d.verify_page(0, lpo), "before migration: {:?}", d.violation());
+        }
+        d.idle(10_000_000_000, 20_000_000_000);
+        assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
+        for lpo in 0..4 {
+            d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
+        }
+        assert!(d.violation().is_none(), "{:?}", d.violation());
+        // The failed block and nothing else is out of service; the reserved block took over.
+        assert_eq!(d.dead_blocks(), 1);
+        assert!(d.core.is_bad(0));
+    }
+
+    #[test]
+    fn a_read_of_the_wrong_page_is_caught() {
+        let mut d = device("ocssd");
+        d.write_page(1, 0, 0, Cause::Host);
+        d.write_page(1, 1, 0, Cause::Host);
+        // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
+        d.core.read(1, 0, d.core.tag(1, 1), 4096, 0, Cause::Host);
+        assert!(d.violation().is_some());
+    }
+
+    #[test]
+    fn no_shift_copies_in_the_foreground_and_write_through_waits() {
+        let mut d = device("ft_passd_no_shift");
+        let mut acks = Vec::new();
+        for lpo in 0..4 {
+            acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
+        }
+        assert_eq!(d.core.stats.foreground_copied_pages, 2);
+        for lpo in 0..4 {
+            assert!(d.verify_page(0, lpo));
+        }
+        // Write-back: the first pages complete at once, from the buffer.
+        assert_eq!(acks[0], 0);
+        let mut o = device("ocssd");
+        let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
+        assert!(ack > 0 && outcome == PageOutcome::Ok);
+        o.write_page(0, 1, 0, Cause::Host);
+        assert_eq!(o.write_page(0, 2, 0, Cause::Host).1, PageOutcome::Reported);
+    }
+}
