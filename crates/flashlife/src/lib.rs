@@ -4,6 +4,7 @@
 //! See `docs/architecture.md`.
 
 pub mod config;
+pub mod device;
 pub mod engine;
 pub mod error;
 pub mod flash;

@@ -19,7 +19,9 @@ use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::wear::FixedPeLimit;
 use crate::flash::{BitMode, FlashArray, Geometry};
 use crate::ftl::{Ftl, Layout};
+use crate::host::open_channel::{self, OpenChannel};
 use crate::host::request::{HostRequest, IoKind};
+use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, TimeSeries};
@@ -50,7 +52,8 @@ pub struct RunOutput {
 /// A configured drive and workload, ready to run.
 pub struct Simulator {
     cfg: Config,
-    ftl: Ftl,
+    /// The drive: the block FTL, or an open-channel host FTL and device (`host.interface`).
+    ftl: Box<dyn Drive>,
     workload: Box<dyn Workload>,
     cancel: Option<Arc<AtomicBool>>,
     precondition_bytes: u64,
@@ -59,7 +62,7 @@ pub struct Simulator {
 impl Simulator {
     /// Build the drive and the configured workload.
     pub fn new(cfg: Config) -> Result<Simulator> {
-        let layout = Layout::of(&cfg)?;
+        let layout = if cfg.host.interface == "open_channel" { open_channel::layout(&cfg)? } else { Layout::of(&cfg)? };
         let ctx = WorkloadContext {
             logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
             unit_bytes: layout.unit_bytes,
@@ -101,28 +104,39 @@ impl Simulator {
             geo.channels,
             die_channel,
         );
-        let mut ftl = Ftl::new(&cfg, flash, engine)?;
+        let mut ftl: Box<dyn Drive> = if cfg.host.interface == "open_channel" {
+            Box::new(OpenChannel::new(&cfg, flash, engine)?)
+        } else {
+            Box::new(Ftl::new(&cfg, flash, engine)?)
+        };
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
-        let before = ftl.counters.host_unit_writes;
+        let before = ftl.counters().host_unit_writes;
         ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"));
-        let precondition_bytes = (ftl.counters.host_unit_writes - before) * ftl.unit_bytes();
-        ftl.flash.ops = Default::default();
-        ftl.counters = Default::default();
+        let precondition_bytes = (ftl.counters().host_unit_writes - before) * ftl.unit_bytes();
+        ftl.reset_counters();
         if let Some(v) = ftl.integrity_violation() {
             return Err(Error::Integrity(v.to_string()));
         }
         Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes })
     }
 
-    /// The FTL (for tests and techniques).
+    /// The block FTL (for tests and techniques). Panics with `host.interface = "open_channel"`,
+    /// where the FTL is on the host: use [`Simulator::drive`].
     pub fn ftl(&self) -> &Ftl {
-        &self.ftl
+        self.ftl.as_ftl().expect("Simulator::ftl: this drive has no block FTL (host.interface = \"open_channel\")")
     }
 
-    /// The FTL, mutable (test hooks).
+    /// The block FTL, mutable (test hooks). Panics with `host.interface = "open_channel"`.
     pub fn ftl_mut(&mut self) -> &mut Ftl {
-        &mut self.ftl
+        self.ftl
+            .as_ftl_mut()
+            .expect("Simulator::ftl_mut: this drive has no block FTL (host.interface = \"open_channel\")")
+    }
+
+    /// The drive, whatever its host interface.
+    pub fn drive(&self) -> &dyn Drive {
+        self.ftl.as_ref()
     }
 
     /// Stop the run (cleanly, with a summary) when `flag` becomes true.
@@ -139,7 +153,7 @@ impl Simulator {
         let stop = self.cfg.run.stop_condition(logical_bytes)?;
         let interval = self.cfg.stats.interval(logical_bytes)?;
         let qd = self.cfg.host.queue_depth as usize;
-        let open_loop = self.cfg.workload.open_loop();
+        let open_loop = self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps";
 
         let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut lat_read = LatencyHistogram::new();
@@ -221,7 +235,7 @@ impl Simulator {
 
             let completion = match req.kind {
                 IoKind::Write => {
-                    let data_in = self.ftl.engine.host_transfer(issue, req.size);
+                    let data_in = self.ftl.host_transfer(issue, req.size);
                     host.write_requests += 1;
                     host.write_bytes += req.size;
                     self.ftl.write(first, units, data_in)
@@ -230,7 +244,7 @@ impl Simulator {
                     let flash_done = self.ftl.read(first, units, issue);
                     host.read_requests += 1;
                     host.read_bytes += req.size;
-                    self.ftl.engine.host_transfer(flash_done, req.size)
+                    self.ftl.host_transfer(flash_done, req.size)
                 }
             };
             if let Some(v) = self.ftl.integrity_violation() {
@@ -270,12 +284,12 @@ impl Simulator {
         }
 
         let wall = started.elapsed().as_secs_f64();
-        let c = &self.ftl.counters;
+        let c = &self.ftl.counters();
         let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
         let host_units = c.host_unit_writes;
         let wa = if host_units == 0 { 0.0 } else { c.unit_programs.total() as f64 / host_units as f64 };
-        let physical_bytes = self.ftl.geo.pages() * self.ftl.flash.page_bytes(self.cfg.flash.bit_mode);
-        let counts = self.ftl.flash.erase_counts();
+        let physical_bytes = self.ftl.flash().geo.pages() * self.ftl.flash().page_bytes(self.cfg.flash.bit_mode);
+        let counts = self.ftl.flash().erase_counts();
         let n = counts.len().max(1) as f64;
         let mean = counts.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = counts.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
@@ -347,9 +361,9 @@ impl Simulator {
                 oracle: self.cfg.ftl.integrity_oracle,
                 checks: self.ftl.integrity_checks(),
                 violation: None,
-                out_of_order_programs: self.ftl.flash.order_violations,
-                physical_page_programs: self.ftl.flash.ops.programs,
-                physical_block_erases: self.ftl.flash.ops.erases,
+                out_of_order_programs: self.ftl.flash().order_violations,
+                physical_page_programs: self.ftl.flash().ops.programs,
+                physical_block_erases: self.ftl.flash().ops.erases,
             },
             run: RunInfo {
                 seed: self.cfg.seed,
@@ -362,6 +376,7 @@ impl Simulator {
                 stop: stop_reason,
             },
             host,
+            open_channel: self.ftl.open_channel_summary(simulated),
         };
         Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
     }
@@ -383,7 +398,7 @@ impl Simulator {
     }
 
     fn push_row(&self, ts: &mut TimeSeries, now: u64, host: &HostSummary, requests: u64) {
-        let c = &self.ftl.counters;
+        let c = &self.ftl.counters();
         let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
         let units = c.host_unit_writes - ts.last_host_units;
         let programs = c.unit_programs.total() - ts.last_unit_programs;

@@ -31,6 +31,7 @@ pub struct Config {
     pub gc: GcConfig,
     pub wear_leveling: WearLevelingConfig,
     pub failures: FailureConfig,
+    pub open_channel: OpenChannelConfig,
     pub workload: WorkloadConfig,
     pub run: RunConfig,
     pub stats: StatsConfig,
@@ -48,6 +49,7 @@ impl Default for Config {
             gc: GcConfig::default(),
             wear_leveling: WearLevelingConfig::default(),
             failures: FailureConfig::default(),
+            open_channel: OpenChannelConfig::default(),
             workload: WorkloadConfig::default(),
             run: RunConfig::default(),
             stats: StatsConfig::default(),
@@ -173,11 +175,56 @@ pub struct HostConfig {
     pub link_mb_per_s: f64,
     /// Fixed cost of each command on the link, in microseconds.
     pub command_overhead_us: f64,
+    /// Where the FTL runs: `block` (inside the drive, LBA commands) or `open_channel` (a
+    /// pblk-like host FTL sending physical reads, writes and erases to a device with a
+    /// write buffer and a program-failure manager, see `[open_channel]`).
+    pub interface: String,
+    /// Request issue: `closed` (queue-depth closed loop, unless the workload itself is
+    /// open-loop) or `timestamps` (open loop at each request's arrival time; gaps with
+    /// nothing outstanding are idle time for background work).
+    pub arrivals: String,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { queue_depth: 32, link_mb_per_s: 600.0, command_overhead_us: 2.0 }
+        HostConfig {
+            queue_depth: 32,
+            link_mb_per_s: 600.0,
+            command_overhead_us: 2.0,
+            interface: "block".into(),
+            arrivals: "closed".into(),
+        }
+    }
+}
+
+/// `[open_channel]`: the device of `host.interface = "open_channel"` (FT-PASSD, issue #8).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OpenChannelConfig {
+    /// Program-failure manager: `ocssd` (write-through; failures reported to the host FTL,
+    /// which rewrites elsewhere), `ft_passd_no_shift` (write-back; block map; on a failure
+    /// the block's written pages are copied to a reserved block in the foreground, then the
+    /// program is retried) or `ft_passd` (write-back; retry at once on page 0 of a reserved
+    /// block; block map + shift table + open block lists; migration in idle time).
+    pub device_policy: String,
+    /// Write completion: `auto` (the policy's: write-through for `ocssd`, write-back for the
+    /// FT-PASSD policies), `write_through` (complete after the NAND program) or `write_back`
+    /// (complete once the data is in the device buffer, unless the buffer is full).
+    pub write_completion: String,
+    /// Device write buffer per way (chip), in KiB; flushed first in, first out.
+    pub write_buffer_kib: u64,
+    /// Blocks per plane the device keeps as spare for failed programs, never given to the host.
+    pub reserved_blocks: u32,
+}
+
+impl Default for OpenChannelConfig {
+    fn default() -> Self {
+        OpenChannelConfig {
+            device_policy: "ft_passd".into(),
+            write_completion: "auto".into(),
+            write_buffer_kib: 1024,
+            reserved_blocks: 4,
+        }
     }
 }
 
@@ -493,6 +540,25 @@ impl Config {
         positive_f("host.link_mb_per_s", h.link_mb_per_s)?;
         if !(h.command_overhead_us.is_finite() && h.command_overhead_us >= 0.0) {
             return Err(Error::config("host.command_overhead_us", h.command_overhead_us, "a non-negative number"));
+        }
+        one_of("host.interface", &h.interface, &["block", "open_channel"])?;
+        one_of("host.arrivals", &h.arrivals, &["closed", "timestamps"])?;
+        let oc = &self.open_channel;
+        one_of("open_channel.device_policy", &oc.device_policy, crate::device::policy::POLICIES)?;
+        one_of("open_channel.write_completion", &oc.write_completion, &["auto", "write_through", "write_back"])?;
+        if oc.write_buffer_kib == 0 || oc.write_buffer_kib.saturating_mul(1024) < self.flash.page_size {
+            return Err(Error::config(
+                "open_channel.write_buffer_kib",
+                oc.write_buffer_kib,
+                format!("at least one page ({} KiB)", self.flash.page_size.div_ceil(1024)),
+            ));
+        }
+        if h.interface == "open_channel" && oc.reserved_blocks + 4 > g.blocks_per_plane {
+            return Err(Error::config(
+                "open_channel.reserved_blocks",
+                oc.reserved_blocks,
+                format!("at most geometry.blocks_per_plane - 4 ({})", g.blocks_per_plane.saturating_sub(4)),
+            ));
         }
         let t = &self.ftl;
         if t.mapping_unit != 0 && (t.mapping_unit < 512 || !t.mapping_unit.is_multiple_of(512)) {

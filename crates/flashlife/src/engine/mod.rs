@@ -76,6 +76,12 @@ impl Engine {
         bytes * self.channel_ps_per_byte / 1000
     }
 
+    /// Channel time for `bytes` (for planning background work into idle windows).
+    #[inline]
+    pub fn channel_ns_for(&self, bytes: u64) -> u64 {
+        self.channel_ns(bytes)
+    }
+
     /// A command with `bytes` of data crosses the host link, ready at `ready`.
     #[inline]
     pub fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {

@@ -19,6 +19,9 @@ pub struct Summary {
     pub failures: Failures,
     pub integrity: Integrity,
     pub run: RunInfo,
+    /// Open-channel host interface: device buffers, program-failure manager, metadata.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_channel: Option<crate::host::open_channel::OpenChannelSummary>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -2,4 +2,6 @@
 //! FTL state so that they can be tested exhaustively on their own and wired in by the FTL.
 
 pub mod bpht;
+pub mod ftpassd;
+pub mod ftpassd_bench;
 pub mod wom;

@@ -1,0 +1,495 @@
+//! The device side of an open-channel (physically addressable) SSD: flash, engine, per-way
+//! write buffers and a program-failure manager chosen by configuration.
+//!
+//! The host addresses logical blocks (chunks, `lbn`) and page offsets (`lpo`); a fresh device
+//! maps logical block `i` of plane `p` to physical block `i` of that plane, and keeps the last
+//! `open_channel.reserved_blocks` blocks of every plane as spare never shown to the host. The
+//! failure policy ([`policy::FailurePolicy`]) translates addresses and decides what a failed
+//! program does: report it to the host (OCSSD), copy the block to a reserved one and retry
+//! (FT-PASSD without shift), or retry at once on a reserved block and migrate later (FT-PASSD
+//! with shift).
+
+pub mod buffer;
+pub mod policy;
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
+use crate::stats::{Cause, FlashCounters};
+use crate::techniques::ftpassd::MemoryReport;
+use buffer::WayBuffer;
+use policy::FailurePolicy;
+
+const NONE: u32 = u32::MAX;
+
+/// What the device tells the host about a page write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageOutcome {
+    /// Stored (possibly after a device-side retry).
+    Ok,
+    /// The program failed and the device did not handle it: the host must rewrite the page
+    /// elsewhere (OCSSD semantics; also any policy whose reserve is exhausted).
+    Reported,
+}
+
+/// Counters of the device's failure handling and buffers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DeviceStats {
+    /// Program failures the device handled itself.
+    pub failures_handled: u64,
+    /// Program failures reported to the host.
+    pub failures_reported: u64,
+    /// Programs retried on a reserved block.
+    pub retries: u64,
+    /// Pages copied in the foreground before a retry (FT-PASSD without shift).
+    pub foreground_copied_pages: u64,
+    /// Pages copied by idle-time migration (FT-PASSD with shift), and migrations finished.
+    pub migrated_pages: u64,
+    pub migrations: u64,
+    /// Reserved blocks taken, and left.
+    pub reserved_blocks_used: u64,
+    pub reserved_blocks_left: u64,
+    /// Longest time from a failed program's status to the end of its successful retry, in us.
+    pub max_retry_us: f64,
+    /// Page admissions that waited for buffer space, and the longest wait in us.
+    pub buffer_full_waits: u64,
+    pub max_buffer_wait_us: f64,
+    /// Acknowledged but not yet programmed bytes (what a power loss would take): the peak
+    /// over all buffers, and the time average over the run.
+    pub max_unprogrammed_bytes: u64,
+    pub mean_unprogrammed_bytes: f64,
+}
+
+/// Flash, engine and bookkeeping shared by the policies.
+pub struct DeviceCore {
+    pub flash: FlashArray,
+    pub engine: Engine,
+    pub counters: FlashCounters,
+    pub geo: Geometry,
+    pub page_bytes: u64,
+    /// Mapping units per page (for unit counters).
+    units_per_page: u64,
+    /// Physical page -> the host page (lbn * pages_per_block + lpo) it holds; oracle only.
+    owner: Option<Vec<u32>>,
+    reserve: Vec<Vec<u32>>,
+    bad: Vec<bool>,
+    bad_count: u64,
+    pub stats: DeviceStats,
+    violation: Option<String>,
+    checks: u64,
+}
+
+impl DeviceCore {
+    #[inline]
+    fn die_of(&self, pbn: u32) -> u32 {
+        self.geo.die_of_plane(self.geo.plane_of_block(pbn))
+    }
+
+    #[inline]
+    fn page_index(&self, pbn: u32, ppo: u32) -> usize {
+        pbn as usize * self.geo.pages_per_block as usize + ppo as usize
+    }
+
+    /// Host page tag of logical page `lpo` of `lbn`.
+    #[inline]
+    pub fn tag(&self, lbn: u32, lpo: u32) -> u32 {
+        lbn * self.geo.pages_per_block + lpo
+    }
+
+    /// Program `ppo` of `pbn` with the data of host page `tag`, ready at `ready`.
+    pub fn program(&mut self, pbn: u32, ppo: u32, tag: u32, ready: u64, cause: Cause) -> (u64, ProgramStatus) {
+        let mode = self.flash.mode(pbn);
+        let done = self.engine.program(self.die_of(pbn), ready, self.page_bytes, self.flash.program_ns(mode, ppo));
+        self.counters.page_programs.add(cause, 1);
+        self.counters.unit_programs.add(cause, self.units_per_page);
+        let status = self.flash.program(pbn, ppo);
+        if status == ProgramStatus::Failed {
+            self.counters.program_failures += 1;
+        }
+        let i = self.page_index(pbn, ppo);
+        if let Some(o) = &mut self.owner {
+            o[i] = if status == ProgramStatus::Ok { tag } else { NONE };
+        }
+        (done, status)
+    }
+
+    /// Read `ppo` of `pbn`, which must hold host page `tag` (checked with the oracle on).
+    pub fn read(&mut self, pbn: u32, ppo: u32, tag: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
+        let i = self.page_index(pbn, ppo);
+        if let Some(o) = &self.owner {
+            self.checks += 1;
+            if o[i] != tag && self.violation.is_none() {
+                let pp = self.geo.pages_per_block;
+                self.violation = Some(format!(
+                    "device read of host block {} page {} from physical block {pbn} page {ppo}, which holds {}",
+                    tag / pp,
+                    tag % pp,
+                    if o[i] == NONE {
+                        "nothing".to_string()
+                    } else {
+                        format!("block {} page {}", o[i] / pp, o[i] % pp)
+                    }
+                ));
+            }
+        }
+        let mode = self.flash.mode(pbn);
+        self.flash.read(pbn);
+        self.counters.page_reads.add(cause, 1);
+        self.engine.read(self.die_of(pbn), ready, self.flash.read_ns(mode, ppo), bytes)
+    }
+
+    /// Copy a page: read `from`, program `to` (the data crosses the channel twice).
+    pub fn copy(&mut self, from: (u32, u32), to: (u32, u32), ready: u64, cause: Cause) -> (u64, ProgramStatus) {
+        let tag = self.owner.as_ref().map_or(NONE, |o| o[self.page_index(from.0, from.1)]);
+        let t = self.read(from.0, from.1, tag, self.page_bytes, ready, cause);
+        self.program(to.0, to.1, tag, t, cause)
+    }
+
+    /// A reserved block of `plane`, if any is left.
+    pub fn take_reserved(&mut self, plane: u32) -> Option<u32> {
+        let b = self.reserve[plane as usize].pop()?;
+        self.stats.reserved_blocks_used += 1;
+        Some(b)
+    }
+
+    /// Take `pbn` out of service.
+    pub fn retire_block(&mut self, pbn: u32) {
+        if !self.bad[pbn as usize] {
+            self.bad[pbn as usize] = true;
+            self.bad_count += 1;
+            self.counters.retired_blocks += 1;
+        }
+    }
+
+    pub fn is_bad(&self, pbn: u32) -> bool {
+        self.bad[pbn as usize]
+    }
+
+    fn record_retry(&mut self, detected: u64, done: u64) {
+        self.stats.retries += 1;
+        let us = done.saturating_sub(detected) as f64 / 1e3;
+        if us > self.stats.max_retry_us {
+            self.stats.max_retry_us = us;
+        }
+    }
+}
+
+/// Configuration of a device.
+#[derive(Debug, Clone)]
+pub struct DeviceParams {
+    pub policy: String,
+    /// `None`: the policy's own choice.
+    pub write_back: Option<bool>,
+    pub buffer_bytes_per_way: u64,
+    pub reserved_blocks_per_plane: u32,
+    pub units_per_page: u64,
+    pub oracle: bool,
+}
+
+/// An open-channel device.
+pub struct Device {
+    pub core: DeviceCore,
+    policy: Box<dyn FailurePolicy>,
+    buffers: Vec<WayBuffer>,
+    write_back: bool,
+    /// Physical block a logical block starts on (its plane fixes its die and way).
+    home: Vec<u32>,
+    exposure_ns_bytes: u128,
+    last_sample: u64,
+}
+
+impl Device {
+    /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each.
+    pub fn new(flash: FlashArray, engine: Engine, p: &DeviceParams) -> crate::Result<Device> {
+        let geo = flash.geo;
+        let bpp = geo.blocks_per_plane;
+        let r = p.reserved_blocks_per_plane;
+        let host_bpp = bpp - r;
+        let home: Vec<u32> = (0..geo.planes()).flat_map(|plane| (0..host_bpp).map(move |i| plane * bpp + i)).collect();
+        // Reserved blocks are taken from the top of each plane.
+        let reserve =
+            (0..geo.planes()).map(|plane| (plane * bpp + host_bpp..(plane + 1) * bpp).rev().collect()).collect();
+        let page_bytes = flash.page_bytes(flash.native_mode());
+        let policy = policy::build(&p.policy, home.clone(), geo)?;
+        let write_back = p.write_back.unwrap_or(policy.write_back());
+        let ways = (geo.channels * geo.ways) as usize;
+        let owner = p.oracle.then(|| vec![NONE; geo.pages() as usize]);
+        let core = DeviceCore {
+            counters: FlashCounters::default(),
+            page_bytes,
+            units_per_page: p.units_per_page,
+            owner,
+            reserve,
+            bad: vec![false; geo.blocks() as usize],
+            bad_count: 0,
+            stats: DeviceStats { reserved_blocks_left: (r * geo.planes()) as u64, ..Default::default() },
+            violation: None,
+            checks: 0,
+            flash,
+            engine,
+            geo,
+        };
+        Ok(Device {
+            core,
+            policy,
+            buffers: (0..ways).map(|_| WayBuffer::new(p.buffer_bytes_per_way, page_bytes)).collect(),
+            write_back,
+            home,
+            exposure_ns_bytes: 0,
+            last_sample: 0,
+        })
+    }
+
+    /// Logical blocks the host may use.
+    pub fn logical_blocks(&self) -> u32 {
+        self.home.len() as u32
+    }
+
+    pub fn write_back(&self) -> bool {
+        self.write_back
+    }
+
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    #[inline]
+    fn way_of(&self, lbn: u32) -> usize {
+        let die = self.core.die_of(self.home[lbn as usize]);
+        (die / self.core.geo.dies_per_chip) as usize
+    }
+
+    /// Plane (parallel unit) of a logical block.
+    #[inline]
+    pub fn plane_of(&self, lbn: u32) -> u32 {
+        self.core.geo.plane_of_block(self.home[lbn as usize])
+    }
+
+    /// Write logical page `lpo` of `lbn`, its data in the controller at `ready`. Returns when
+    /// the host sees the write complete (buffered for write-back, programmed for
+    /// write-through) and the outcome.
+    pub fn write_page(&mut self, lbn: u32, lpo: u32, ready: u64, cause: Cause) -> (u64, PageOutcome) {
+        let way = self.way_of(lbn);
+        let bytes = self.core.page_bytes;
+        let admitted = self.buffers[way].admit(ready, bytes);
+        if admitted > ready {
+            self.core.stats.buffer_full_waits += 1;
+            let us = (admitted - ready) as f64 / 1e3;
+            if us > self.core.stats.max_buffer_wait_us {
+                self.core.stats.max_buffer_wait_us = us;
+            }
+        }
+        let (pbn, ppo) = self.policy.translate_write(lbn, lpo);
+        let tag = self.core.tag(lbn, lpo);
+        let (done, status) = self.core.program(pbn, ppo, tag, admitted, cause);
+        let (release, outcome) = if status == ProgramStatus::Ok {
+            self.policy.programmed(lbn);
+            (done, PageOutcome::Ok)
+        } else {
+            match self.policy.program_failed(&mut self.core, lbn, lpo, done) {
+                Some(retried) => {
+                    self.core.stats.failures_handled += 1;
+                    self.core.record_retry(done, retried);
+                    (retried, PageOutcome::Ok)
+                }
+                None => {
+                    self.core.stats.failures_reported += 1;
+                    (done, PageOutcome::Reported)
+                }
+            }
+        };
+        self.buffers[way].push(release, bytes);
+        let ack = if self.write_back && outcome == PageOutcome::Ok { admitted } else { release };
+        if release > ack {
+            self.exposure_ns_bytes += (release - ack) as u128 * bytes as u128;
+            if admitted >= self.last_sample {
+                self.last_sample = admitted;
+                let held: u64 = self.buffers.iter_mut().map(|b| b.occupancy(admitted)).sum();
+                self.core.stats.max_unprogrammed_bytes = self.core.stats.max_unprogrammed_bytes.max(held);
+            }
+        }
+        (ack, outcome)
+    }
+
+    /// Read logical page `lpo` of `lbn` (`bytes` of it cross the channel).
+    pub fn read_page(&mut self, lbn: u32, lpo: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
+        let (pbn, ppo) = self.policy.translate_read(lbn, lpo);
+        let tag = self.core.tag(lbn, lpo);
+        self.core.read(pbn, ppo, tag, bytes, ready, cause)
+    }
+
+    /// Check, without timing, that logical page `lpo` of `lbn` translates to a page holding it.
+    pub fn verify_page(&mut self, lbn: u32, lpo: u32) -> bool {
+        let (pbn, ppo) = self.policy.translate_read(lbn, lpo);
+        let tag = self.core.tag(lbn, lpo);
+        match &self.core.owner {
+            Some(o) => {
+                self.core.checks += 1;
+                let ok = o[self.core.page_index(pbn, ppo)] == tag;
+                if !ok && self.core.violation.is_none() {
+                    self.core.violation =
+                        Some(format!("final check: host block {lbn} page {lpo} not at physical {pbn} page {ppo}"));
+                }
+                ok
+            }
+            None => true,
+        }
+    }
+
+    /// Erase logical block `lbn`.
+    pub fn erase(&mut self, lbn: u32, ready: u64, cause: Cause) -> (u64, EraseStatus) {
+        let pbn = self.policy.erase(&mut self.core, lbn);
+        let mode = self.core.flash.mode(pbn);
+        let done = self.core.engine.erase(self.core.die_of(pbn), ready, self.core.flash.erase_ns(mode));
+        self.core.counters.block_erases.add(cause, 1);
+        let status = self.core.flash.erase(pbn);
+        if let Some(o) = &mut self.core.owner {
+            let first = pbn as usize * self.core.geo.pages_per_block as usize;
+            o[first..first + self.core.geo.pages_per_block as usize].fill(NONE);
+        }
+        match status {
+            EraseStatus::Ok => {}
+            EraseStatus::Failed => {
+                self.core.counters.erase_failures += 1;
+                self.core.retire_block(pbn);
+            }
+            EraseStatus::WornOut => {
+                self.core.counters.worn_out_blocks += 1;
+                self.core.retire_block(pbn);
+            }
+        }
+        (done, status)
+    }
+
+    /// The host retires `lbn` (a chunk that failed a program it was told about).
+    pub fn retire(&mut self, lbn: u32) {
+        let pbn = self.policy.erase(&mut self.core, lbn);
+        self.core.retire_block(pbn);
+    }
+
+    /// An idle window with no host command outstanding: background work (migration).
+    pub fn idle(&mut self, from: u64, until: u64) {
+        self.policy.idle(&mut self.core, from, until);
+    }
+
+    /// Physical blocks out of service.
+    pub fn dead_blocks(&self) -> u64 {
+        self.core.bad_count
+    }
+
+    pub fn violation(&self) -> Option<&str> {
+        self.core.violation.as_deref()
+    }
+
+    pub fn checks(&self) -> u64 {
+        self.core.checks
+    }
+
+    /// Forget counters (after preconditioning).
+    pub fn reset_counters(&mut self) {
+        self.core.counters = FlashCounters::default();
+        self.core.flash.ops = Default::default();
+        let left = self.core.reserve.iter().map(|r| r.len() as u64).sum();
+        self.core.stats = DeviceStats { reserved_blocks_left: left, ..Default::default() };
+        self.exposure_ns_bytes = 0;
+    }
+
+    /// Device statistics at the end of a run of `simulated_ns`.
+    pub fn stats(&self, simulated_ns: u64) -> DeviceStats {
+        let mut s = self.core.stats.clone();
+        s.reserved_blocks_left = self.core.reserve.iter().map(|r| r.len() as u64).sum();
+        s.mean_unprogrammed_bytes =
+            if simulated_ns == 0 { 0.0 } else { self.exposure_ns_bytes as f64 / simulated_ns as f64 };
+        s
+    }
+
+    /// The failure manager's metadata, if it keeps any.
+    pub fn memory(&self) -> Option<MemoryReport> {
+        self.policy.memory(self.core.geo.blocks() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FlashConfig, GeometryConfig};
+    use crate::flash::failure::InjectedFailures;
+    use crate::flash::wear::FixedPeLimit;
+
+    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2.
+    fn device(policy: &str) -> Device {
+        let geo = Geometry::new(&GeometryConfig {
+            channels: 1,
+            ways: 1,
+            dies: 1,
+            planes: 1,
+            blocks_per_plane: 8,
+            pages_per_block: 4,
+        });
+        let cfg = FlashConfig::default();
+        let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
+        let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
+        let engine = Engine::new(true, 1000.0, 0.0, 1000.0, 1, vec![0]);
+        let p = DeviceParams {
+            policy: policy.into(),
+            write_back: None,
+            buffer_bytes_per_way: 4 * cfg.page_size,
+            reserved_blocks_per_plane: 2,
+            units_per_page: 1,
+            oracle: true,
+        };
+        Device::new(flash, engine, &p).unwrap()
+    }
+
+    #[test]
+    fn figure_10_on_the_device_reads_land_on_the_right_pages() {
+        let mut d = device("ft_passd");
+        for lpo in 0..4 {
+            assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
+        }
+        assert_eq!(d.core.stats.failures_handled, 1);
+        for lpo in 0..4 {
+            assert!(d.verify_page(0, lpo), "before migration: {:?}", d.violation());
+        }
+        d.idle(10_000_000_000, 20_000_000_000);
+        assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
+        for lpo in 0..4 {
+            d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
+        }
+        assert!(d.violation().is_none(), "{:?}", d.violation());
+        // The failed block and nothing else is out of service; the reserved block took over.
+        assert_eq!(d.dead_blocks(), 1);
+        assert!(d.core.is_bad(0));
+    }
+
+    #[test]
+    fn a_read_of_the_wrong_page_is_caught() {
+        let mut d = device("ocssd");
+        d.write_page(1, 0, 0, Cause::Host);
+        d.write_page(1, 1, 0, Cause::Host);
+        // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
+        d.core.read(1, 0, d.core.tag(1, 1), 4096, 0, Cause::Host);
+        assert!(d.violation().is_some());
+    }
+
+    #[test]
+    fn no_shift_copies_in_the_foreground_and_write_through_waits() {
+        let mut d = device("ft_passd_no_shift");
+        let mut acks = Vec::new();
+        for lpo in 0..4 {
+            acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
+        }
+        assert_eq!(d.core.stats.foreground_copied_pages, 2);
+        for lpo in 0..4 {
+            assert!(d.verify_page(0, lpo));
+        }
+        // Write-back: the first pages complete at once, from the buffer.
+        assert_eq!(acks[0], 0);
+        let mut o = device("ocssd");
+        let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
+        assert!(ack > 0 && outcome == PageOutcome::Ok);
+        o.write_page(0, 1, 0, Cause::Host);
+        assert_eq!(o.write_page(0, 2, 0, Cause::Host).1, PageOutcome::Reported);
+    }
+}

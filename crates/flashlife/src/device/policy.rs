@@ -1,0 +1,275 @@
+//! Program-failure policies of an open-channel device (the paper's Table 4).
+
+use super::DeviceCore;
+use crate::error::{Error, Result};
+use crate::flash::{Geometry, ProgramStatus};
+use crate::stats::Cause;
+use crate::techniques::ftpassd::{MemoryReport, ShiftTranslator};
+
+/// Names understood by `open_channel.device_policy`.
+pub const POLICIES: &[&str] = &["ocssd", "ft_passd_no_shift", "ft_passd"];
+
+/// Address translation and program-failure handling inside the device.
+pub trait FailurePolicy: Send {
+    fn name(&self) -> &'static str;
+    /// Does the policy complete writes from the buffer (write-back)?
+    fn write_back(&self) -> bool;
+    /// Physical block and page the next write of `lpo` of `lbn` goes to.
+    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32);
+    /// Physical block and page holding `lpo` of `lbn`.
+    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32);
+    /// A write of `lbn` succeeded.
+    fn programmed(&mut self, _lbn: u32) {}
+    /// The program of `lpo` of `lbn` failed, its status known at `detected`. Returns when the
+    /// data is safely stored, or `None` to report the failure to the host.
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64>;
+    /// The host erases (or retires) `lbn`: the physical block concerned. Blocks the policy no
+    /// longer needs and that saw failures are retired here.
+    fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32;
+    /// Background work in an idle window.
+    fn idle(&mut self, _core: &mut DeviceCore, _from: u64, _until: u64) {}
+    /// Metadata the policy keeps, for `physical_blocks` blocks.
+    fn memory(&self, physical_blocks: u64) -> Option<MemoryReport>;
+}
+
+/// Build the policy named by `open_channel.device_policy`; `home[lbn]` is each logical
+/// block's initial physical block.
+pub fn build(name: &str, home: Vec<u32>, geo: Geometry) -> Result<Box<dyn FailurePolicy>> {
+    let ppb = geo.pages_per_block;
+    Ok(match name {
+        "ocssd" => Box::new(Ocssd { map: home }),
+        "ft_passd_no_shift" => Box::new(BlockCopy { map: home, geo }),
+        "ft_passd" => Box::new(Shifted { t: ShiftTranslator::new(home, ppb), geo, pending: Vec::new(), cursor: 0 }),
+        other => {
+            return Err(Error::config("open_channel.device_policy", other, format!("one of: {}", POLICIES.join(", "))))
+        }
+    })
+}
+
+/// OCSSD 2.0: write-through, static addresses, failures reported to the host, whose FTL
+/// rewrites the data elsewhere.
+pub struct Ocssd {
+    map: Vec<u32>,
+}
+
+impl FailurePolicy for Ocssd {
+    fn name(&self) -> &'static str {
+        "ocssd"
+    }
+    fn write_back(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        (self.map[lbn as usize], lpo)
+    }
+    #[inline]
+    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        (self.map[lbn as usize], lpo)
+    }
+    fn program_failed(&mut self, _: &mut DeviceCore, _: u32, _: u32, _: u64) -> Option<u64> {
+        None
+    }
+    fn erase(&mut self, _: &mut DeviceCore, lbn: u32) -> u32 {
+        self.map[lbn as usize]
+    }
+    fn memory(&self, _: u64) -> Option<MemoryReport> {
+        None
+    }
+}
+
+/// FT-PASSD without shift: write-back, a block map only. A failed program makes the device
+/// copy the block's written pages to a reserved block, in the foreground, then retry at the
+/// same page offset there.
+pub struct BlockCopy {
+    map: Vec<u32>,
+    geo: Geometry,
+}
+
+impl FailurePolicy for BlockCopy {
+    fn name(&self) -> &'static str {
+        "ft_passd_no_shift"
+    }
+    fn write_back(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        (self.map[lbn as usize], lpo)
+    }
+    #[inline]
+    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        (self.map[lbn as usize], lpo)
+    }
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
+        let failed = self.map[lbn as usize];
+        let plane = self.geo.plane_of_block(failed);
+        let tag = core.tag(lbn, lpo);
+        'fresh: loop {
+            let r = core.take_reserved(plane)?;
+            for p in 0..lpo {
+                core.stats.foreground_copied_pages += 1;
+                if core.copy((failed, p), (r, p), detected, Cause::BadBlock).1 == ProgramStatus::Failed {
+                    core.retire_block(r);
+                    continue 'fresh;
+                }
+            }
+            let (done, status) = core.program(r, lpo, tag, detected, Cause::BadBlock);
+            if status == ProgramStatus::Failed {
+                core.retire_block(r);
+                continue;
+            }
+            self.map[lbn as usize] = r;
+            core.retire_block(failed);
+            return Some(done);
+        }
+    }
+    fn erase(&mut self, _: &mut DeviceCore, lbn: u32) -> u32 {
+        self.map[lbn as usize]
+    }
+    fn memory(&self, physical_blocks: u64) -> Option<MemoryReport> {
+        Some(MemoryReport::new(self.map.len() as u64, physical_blocks, self.geo.pages_per_block, false, 0, 0))
+    }
+}
+
+/// FT-PASSD with shift (the proposal): write-back; a failed program is retried at once on
+/// page 0 of a reserved block, recorded in the logical block's open block list; once the list
+/// holds a block's worth of pages, idle time migrates the older pages behind the retried ones
+/// and the shift table records the offset (Algorithms 1-3).
+pub struct Shifted {
+    t: ShiftTranslator,
+    geo: Geometry,
+    /// Logical blocks whose open block list holds a whole block, awaiting migration.
+    pending: Vec<u32>,
+    /// Copies done of the first pending block's migration.
+    cursor: u32,
+}
+
+impl Shifted {
+    /// The translator (for tests and reports).
+    pub fn translator(&self) -> &ShiftTranslator {
+        &self.t
+    }
+
+    /// Copy `lbn` whole, in logical order, into a fresh reserved block (shift 0): the fallback
+    /// when a migration copy fails. Returns false when the reserve is exhausted.
+    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: u64) -> bool {
+        let plane = self.geo.plane_of_block(self.t.translate_read(lbn, 0).0);
+        'fresh: loop {
+            let Some(n) = core.take_reserved(plane) else { return false };
+            for lpo in 0..self.geo.pages_per_block {
+                let src = self.t.translate_read(lbn, lpo);
+                core.stats.migrated_pages += 1;
+                if core.copy(src, (n, lpo), ready, Cause::Migration).1 == ProgramStatus::Failed {
+                    core.retire_block(n);
+                    continue 'fresh;
+                }
+            }
+            for b in self.t.remap(lbn, n) {
+                core.retire_block(b);
+            }
+            return true;
+        }
+    }
+}
+
+impl FailurePolicy for Shifted {
+    fn name(&self) -> &'static str {
+        "ft_passd"
+    }
+    fn write_back(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        self.t.translate_write(lbn, lpo)
+    }
+    #[inline]
+    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        self.t.translate_read(lbn, lpo)
+    }
+    #[inline]
+    fn programmed(&mut self, lbn: u32) {
+        if self.t.shift(lbn).is_none() {
+            self.t.written(lbn);
+            if self.t.ready_to_migrate(lbn) && !self.pending.contains(&lbn) {
+                self.pending.push(lbn);
+            }
+        }
+    }
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
+        let plane = self.geo.plane_of_block(self.t.translate_write(lbn, lpo).0);
+        let tag = core.tag(lbn, lpo);
+        loop {
+            let r = core.take_reserved(plane)?;
+            self.t.program_failed(lbn, lpo, r);
+            let (pbn, ppo) = self.t.translate_write(lbn, lpo);
+            let (done, status) = core.program(pbn, ppo, tag, detected, Cause::BadBlock);
+            if status == ProgramStatus::Ok {
+                self.programmed(lbn);
+                return Some(done);
+            }
+            // The retry failed too: Algorithm 1 again adds a block to the tail.
+        }
+    }
+    fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32 {
+        if let Some(i) = self.pending.iter().position(|&l| l == lbn) {
+            if i == 0 {
+                self.cursor = 0;
+            }
+            self.pending.remove(i);
+        }
+        let (pbn, bad) = self.t.erase(lbn);
+        for b in bad {
+            core.retire_block(b);
+        }
+        pbn
+    }
+    /// Algorithm 3, one copy at a time, stopping before a copy would run past `until` (the
+    /// host command that ends the idle window is served first); the next window resumes.
+    fn idle(&mut self, core: &mut DeviceCore, from: u64, until: u64) {
+        while let Some(&lbn) = self.pending.first() {
+            match self.t.migration_step(lbn, self.cursor) {
+                Some((sb, sp, tb, tp)) => {
+                    let die = core.die_of(tb);
+                    let mode = core.flash.mode(tb);
+                    let xfer = core.engine.channel_ns_for(core.page_bytes);
+                    let cost = core.flash.read_ns(mode, sp) + core.flash.program_ns(mode, tp) + 2 * xfer;
+                    let start = from.max(core.engine.die_free_at(die)).max(core.engine.die_free_at(core.die_of(sb)));
+                    if core.engine.timing() && start + cost > until {
+                        return;
+                    }
+                    core.stats.migrated_pages += 1;
+                    if core.copy((sb, sp), (tb, tp), from, Cause::Migration).1 == ProgramStatus::Failed {
+                        // The target failed: copy the block whole into a fresh one instead.
+                        self.cursor = 0;
+                        self.pending.remove(0);
+                        self.remap_whole(core, lbn, from);
+                        core.stats.migrations += 1;
+                        continue;
+                    }
+                    self.cursor += 1;
+                }
+                None => {
+                    for b in self.t.finish_migration(lbn) {
+                        core.retire_block(b);
+                    }
+                    core.stats.migrations += 1;
+                    self.cursor = 0;
+                    self.pending.remove(0);
+                }
+            }
+        }
+    }
+    fn memory(&self, physical_blocks: u64) -> Option<MemoryReport> {
+        let (entries, lists) = self.t.peak();
+        Some(MemoryReport::new(
+            self.t.blocks() as u64,
+            physical_blocks,
+            self.geo.pages_per_block,
+            true,
+            entries as u64,
+            lists as u64,
+        ))
+    }
+}

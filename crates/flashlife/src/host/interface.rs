@@ -1,0 +1,170 @@
+//! The host interface the simulator drives: a block device (the FTL inside the drive,
+//! `host.interface = "block"`) or an open-channel stack (a host FTL over a physically
+//! addressed device, `"open_channel"`). Both share the flash model, engine and counters.
+
+use super::open_channel::{OpenChannel, OpenChannelSummary};
+use crate::flash::FlashArray;
+use crate::ftl::Ftl;
+use crate::stats::FlashCounters;
+
+/// What the run loop needs of a drive, whichever side its FTL is on.
+pub trait Drive: Send {
+    /// Write `units` mapping units from `first`, data ready at `ready`; returns the completion.
+    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64;
+    /// Read `units` mapping units from `first`, issued at `ready`; returns when data is out.
+    fn read(&mut self, first: u32, units: u32, ready: u64) -> u64;
+    /// An idle window in open-loop replay (no host command outstanding).
+    fn idle(&mut self, from: u64, until: u64);
+    /// A command with `bytes` crosses the host link.
+    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64);
+    /// Forget counters (after preconditioning).
+    fn reset_counters(&mut self);
+    fn death(&self) -> Option<&str>;
+    fn life_used(&self) -> f64;
+    fn integrity_violation(&self) -> Option<&str>;
+    fn integrity_checks(&self) -> u64;
+    fn verify_all(&mut self) -> Option<String>;
+    fn unit_bytes(&self) -> u64;
+    fn logical_units(&self) -> u32;
+    fn counters(&self) -> &FlashCounters;
+    fn flash(&self) -> &FlashArray;
+    fn free_blocks(&self) -> u64;
+    fn dead_blocks(&self) -> u64;
+    fn blocks_by_mode(&self) -> [u64; 4];
+    /// The open-channel section of the summary (`None` for a block device).
+    fn open_channel_summary(&self, _simulated_ns: u64) -> Option<OpenChannelSummary> {
+        None
+    }
+    /// The block FTL, when this is one.
+    fn as_ftl(&self) -> Option<&Ftl> {
+        None
+    }
+    fn as_ftl_mut(&mut self) -> Option<&mut Ftl> {
+        None
+    }
+}
+
+impl Drive for Ftl {
+    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        Ftl::write(self, first, units, ready)
+    }
+    fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        Ftl::read(self, first, units, ready)
+    }
+    fn idle(&mut self, from: u64, until: u64) {
+        Ftl::idle(self, from, until)
+    }
+    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+        self.engine.host_transfer(ready, bytes)
+    }
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
+        Ftl::precondition(self, fill, drive_writes, seed)
+    }
+    fn reset_counters(&mut self) {
+        self.flash.ops = Default::default();
+        self.counters = Default::default();
+    }
+    fn death(&self) -> Option<&str> {
+        Ftl::death(self)
+    }
+    fn life_used(&self) -> f64 {
+        Ftl::life_used(self)
+    }
+    fn integrity_violation(&self) -> Option<&str> {
+        Ftl::integrity_violation(self)
+    }
+    fn integrity_checks(&self) -> u64 {
+        Ftl::integrity_checks(self)
+    }
+    fn verify_all(&mut self) -> Option<String> {
+        Ftl::verify_all(self)
+    }
+    fn unit_bytes(&self) -> u64 {
+        Ftl::unit_bytes(self)
+    }
+    fn logical_units(&self) -> u32 {
+        Ftl::logical_units(self)
+    }
+    fn counters(&self) -> &FlashCounters {
+        &self.counters
+    }
+    fn flash(&self) -> &FlashArray {
+        &self.flash
+    }
+    fn free_blocks(&self) -> u64 {
+        Ftl::free_blocks(self)
+    }
+    fn dead_blocks(&self) -> u64 {
+        Ftl::dead_blocks(self)
+    }
+    fn blocks_by_mode(&self) -> [u64; 4] {
+        Ftl::blocks_by_mode(self)
+    }
+    fn as_ftl(&self) -> Option<&Ftl> {
+        Some(self)
+    }
+    fn as_ftl_mut(&mut self) -> Option<&mut Ftl> {
+        Some(self)
+    }
+}
+
+impl Drive for OpenChannel {
+    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        OpenChannel::write(self, first, units, ready)
+    }
+    fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        OpenChannel::read(self, first, units, ready)
+    }
+    fn idle(&mut self, from: u64, until: u64) {
+        OpenChannel::idle(self, from, until)
+    }
+    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+        self.dev.core.engine.host_transfer(ready, bytes)
+    }
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
+        OpenChannel::precondition(self, fill, drive_writes, seed)
+    }
+    fn reset_counters(&mut self) {
+        self.dev.reset_counters();
+    }
+    fn death(&self) -> Option<&str> {
+        OpenChannel::death(self)
+    }
+    fn life_used(&self) -> f64 {
+        OpenChannel::life_used(self)
+    }
+    fn integrity_violation(&self) -> Option<&str> {
+        OpenChannel::integrity_violation(self)
+    }
+    fn integrity_checks(&self) -> u64 {
+        OpenChannel::integrity_checks(self)
+    }
+    fn verify_all(&mut self) -> Option<String> {
+        OpenChannel::verify_all(self)
+    }
+    fn unit_bytes(&self) -> u64 {
+        OpenChannel::unit_bytes(self)
+    }
+    fn logical_units(&self) -> u32 {
+        OpenChannel::logical_units(self)
+    }
+    fn counters(&self) -> &FlashCounters {
+        OpenChannel::counters(self)
+    }
+    fn flash(&self) -> &FlashArray {
+        &self.dev.core.flash
+    }
+    fn free_blocks(&self) -> u64 {
+        OpenChannel::free_blocks(self)
+    }
+    fn dead_blocks(&self) -> u64 {
+        self.dev.dead_blocks()
+    }
+    fn blocks_by_mode(&self) -> [u64; 4] {
+        OpenChannel::blocks_by_mode(self)
+    }
+    fn open_channel_summary(&self, simulated_ns: u64) -> Option<OpenChannelSummary> {
+        Some(self.summary(simulated_ns))
+    }
+}

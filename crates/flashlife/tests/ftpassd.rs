@@ -1,0 +1,208 @@
+//! FT-PASSD (issue #8): open-channel device with a write buffer and program-failure managers.
+//! Trends checked against the paper (Lee et al., IEEE Access 2020, Section V) and integrity
+//! through failures, retries, copies and migrations.
+
+use flashlife::sim::RunOutput;
+use flashlife::techniques::ftpassd_bench::PeriodicWrites;
+use flashlife::workload::{HostRequest, IoKind, Workload};
+use flashlife::{Config, ConfigBuilder, Result, Simulator};
+
+const MIB: u64 = 1 << 20;
+const SECOND: u64 = 1_000_000_000;
+
+fn config(preset: &str, sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::new().preset(preset).unwrap();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Commands of `size` bytes, one a second, `n` of them.
+fn periodic(preset: &str, sets: &[&str], size: u64, n: u64) -> RunOutput {
+    let mut all = vec![format!("run.until=requests:{n}")];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    let cfg = config(preset, &refs);
+    let logical = flashlife::host::open_channel::layout(&cfg).unwrap();
+    let wl = PeriodicWrites::new(size, SECOND, logical.logical_units as u64 * logical.unit_bytes).unwrap();
+    Simulator::with_workload(cfg, Box::new(wl)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn policy(p: &str) -> String {
+    format!("open_channel.device_policy={p}")
+}
+
+#[test]
+fn partial_writes_complete_from_the_buffer() {
+    // 1 MiB a second: the buffer drains between commands. OCSSD waits for 8 programs per
+    // chip; FT-PASSD completes once the data is in the buffers (paper: up to 88% lower).
+    let oc = periodic("ftpassd-small", &[&policy("ocssd")], MIB, 40);
+    let ft = periodic("ftpassd-small", &[&policy("ft_passd")], MIB, 40);
+    let (a, b) = (oc.summary.latency_us.write.mean, ft.summary.latency_us.write.mean);
+    // OCSSD: 8 pages per chip at 1.5 ms each.
+    assert!(a > 8.0 * 1500.0, "OCSSD mean {a} us");
+    assert!(b < 0.2 * a, "FT-PASSD mean {b} us vs OCSSD {a} us");
+    let d = ft.summary.open_channel.as_ref().unwrap();
+    assert!(d.write_back && !oc.summary.open_channel.as_ref().unwrap().write_back);
+    // Acknowledged but unprogrammed data: up to a command's worth, none for write-through.
+    assert!(d.device.max_unprogrammed_bytes > 0 && d.device.max_unprogrammed_bytes <= MIB);
+    assert_eq!(oc.summary.open_channel.as_ref().unwrap().device.max_unprogrammed_bytes, 0);
+}
+
+#[test]
+fn sequential_writes_gain_little_when_the_buffer_is_full() {
+    // 16 MiB a second with 256 KiB per way: 128 pages per chip against 16 buffered.
+    let oc = periodic("ftpassd-small", &[&policy("ocssd")], 16 * MIB, 12);
+    let ft = periodic("ftpassd-small", &[&policy("ft_passd")], 16 * MIB, 12);
+    let (a, b) = (oc.summary.latency_us.write.mean, ft.summary.latency_us.write.mean);
+    let gain = 1.0 - b / a;
+    assert!((0.0..0.25).contains(&gain), "gain {gain:.3} (OCSSD {a} us, FT-PASSD {b} us)");
+    // Bigger buffers help sequential writes only as far as they hold the command.
+    let big = periodic("ftpassd-small", &[&policy("ft_passd"), "open_channel.write_buffer_kib=1024"], 16 * MIB, 12);
+    assert!(big.summary.latency_us.write.mean < b);
+}
+
+/// One program failure at `offset` of the first chunk of chip 0 (physical block 0), during
+/// 16 MiB commands with 256 KiB per way, on the paper's 1536-page blocks.
+fn failure_at(p: &str, offset: u32) -> RunOutput {
+    let fail = format!("failures.program_fail_at=[[0, {offset}]]");
+    // 128 pages per chip per command: the failure happens in command offset / 128.
+    let n = offset as u64 / 128 + 3;
+    let sets = [
+        policy(p),
+        fail,
+        "geometry.blocks_per_plane=16".into(),
+        "capacity.overprovisioning=1.0".into(),
+        "open_channel.write_buffer_kib=256".into(),
+        "ftl.integrity_oracle=true".into(),
+    ];
+    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    periodic("ftpassd-paper", &refs, 16 * MIB, n)
+}
+
+#[test]
+fn without_shift_latency_grows_with_the_failed_offset_with_shift_it_does_not() {
+    let base = failure_at("ft_passd", 1535).summary.latency_us.write.max; // failure never reached
+    let mut last = 0.0;
+    // Offsets at the same place in a command (40 of its 128 pages per chip), so that the
+    // same number of the command's pages queue behind the failed one.
+    for offset in [40u32, 168, 296, 424] {
+        let ns = failure_at("ft_passd_no_shift", offset);
+        let s = failure_at("ft_passd", offset);
+        let dn = &ns.summary.open_channel.as_ref().unwrap().device;
+        let ds = &s.summary.open_channel.as_ref().unwrap().device;
+        assert_eq!((dn.failures_handled, ds.failures_handled), (1, 1), "offset {offset}");
+        assert_eq!(dn.foreground_copied_pages, offset as u64);
+        // The copy: a read (100 us), two transfers and a program (1.5 ms) per page.
+        assert!(dn.max_retry_us >= offset as f64 * 1600.0, "offset {offset}: retry {} us", dn.max_retry_us);
+        // With shift the retry is one program on a reserved block: a few ms at most.
+        assert!(ds.max_retry_us < 5_000.0, "offset {offset}: retry {} us", ds.max_retry_us);
+        let (mn, ms) = (ns.summary.latency_us.write.max, s.summary.latency_us.write.max);
+        assert!(mn > last, "offset {offset}: max {mn} us not above {last} us");
+        last = mn;
+        assert!(ms < base + 5_000.0, "offset {offset}: with shift max {ms} us vs {base} us without failure");
+        if offset >= 200 {
+            // A freeze: hundreds of ms beyond the normal command latency.
+            assert!(mn > base + 250_000.0, "offset {offset}: max {mn} us vs {base} us");
+        }
+    }
+}
+
+/// Random reads and writes of 16-256 KiB every 2 ms (open loop), over part of the drive.
+struct Mixed {
+    rng: u64,
+    t: u64,
+    span_pages: u64,
+    page: u64,
+}
+
+impl Mixed {
+    fn next(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+}
+
+impl Workload for Mixed {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        let pages = 1 + self.next() % 16;
+        let first = self.next() % (self.span_pages - pages);
+        let kind = if self.next().is_multiple_of(3) { IoKind::Read } else { IoKind::Write };
+        self.t += 2_000_000 + self.next() % 4_000_000;
+        Ok(Some(HostRequest {
+            arrival_ns: self.t,
+            kind,
+            offset: first * self.page,
+            size: pages * self.page,
+            stream: 0,
+        }))
+    }
+}
+
+#[test]
+fn every_acknowledged_write_survives_failures_and_migrations() {
+    for p in ["ocssd", "ft_passd_no_shift", "ft_passd"] {
+        let cfg = config(
+            "ftpassd-small",
+            &[&policy(p), "failures.program_fail_rate=0.002", "run.until=writes:1.5dw", "ftl.precondition=full"],
+        );
+        let lay = flashlife::host::open_channel::layout(&cfg).unwrap();
+        let span_pages = lay.logical_units as u64 * lay.unit_bytes / 16384;
+        let wl = Mixed { rng: 0x9e37_79b9_7f4a_7c15, t: 0, span_pages, page: 16384 };
+        let out =
+            Simulator::with_workload(cfg, Box::new(wl)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let s = &out.summary;
+        assert!(s.integrity.violation.is_none());
+        assert!(s.integrity.checks > 20_000, "{p}: {} checks", s.integrity.checks);
+        assert!(s.failures.program > 5, "{p}: {} program failures", s.failures.program);
+        assert!(s.gc.victims > 0, "{p}: no host GC");
+        assert_eq!(s.integrity.out_of_order_programs, 0, "{p}");
+        let d = &s.open_channel.as_ref().unwrap().device;
+        match p {
+            "ocssd" => assert!(d.failures_reported > 0 && d.failures_handled == 0),
+            "ft_passd" => assert!(d.migrations > 0 && d.migrated_pages > 0, "{p}: {d:?}"),
+            _ => assert!(d.foreground_copied_pages > 0, "{p}: {d:?}"),
+        }
+        // Physical programs equal the programs counted by cause.
+        assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs, "{p}");
+    }
+}
+
+#[test]
+fn memory_is_reported_against_a_page_map() {
+    let out = periodic(
+        "ftpassd-paper",
+        &["geometry.blocks_per_plane=16", "capacity.overprovisioning=1.0", "failures.program_fail_at=[[0, 3]]"],
+        MIB,
+        4,
+    );
+    let m = out.summary.open_channel.as_ref().unwrap().memory.unwrap();
+    // 128 blocks of 1536 pages: 7 bits a block-map entry, 11 a shift entry.
+    assert_eq!((m.block_map_bits_per_entry, m.shift_bits_per_entry), (7, 11));
+    assert_eq!(m.open_list_peak_entries, 2);
+    assert!(m.total_bytes * 100 < m.page_map_bytes);
+    let json = out.summary.to_json();
+    assert!(json.contains("\"open_channel\"") && json.contains("shift_table_bytes"));
+}
+
+#[test]
+fn the_block_interface_summary_has_no_open_channel_section() {
+    let out = Simulator::new(config("tiny", &["run.until=writes:0.1dw"])).and_then(|s| s.run()).unwrap();
+    assert!(out.summary.open_channel.is_none());
+    assert!(!out.summary.to_json().contains("\"open_channel\""));
+}
+
+#[test]
+fn presets_run_with_the_configured_workload() {
+    // The configured (uniform, timestamp-less) workload on the open-channel interface: every
+    // request arrives at 0, so the queue depth of 1 serialises them.
+    for p in ["ocssd", "ft_passd_no_shift", "ft_passd"] {
+        let cfg = config("ftpassd-small", &[&policy(p), "run.until=requests:3000", "failures.program_fail_rate=0.001"]);
+        let out = Simulator::new(cfg).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{p}: {e}"));
+        assert_eq!(out.summary.host.write_requests, 3000);
+        assert!(out.summary.integrity.violation.is_none());
+    }
+}
