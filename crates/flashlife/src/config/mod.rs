@@ -269,11 +269,14 @@ pub struct GcConfig {
     pub low_watermark: f64,
     /// ... and runs until free blocks reach this fraction.
     pub high_watermark: f64,
+    /// Clean in idle windows of open-loop replay (no host command outstanding), up to the
+    /// high watermark, so that bursts find free blocks.
+    pub background: bool,
 }
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { victim: "greedy".into(), d_choices: 1, low_watermark: 0.01, high_watermark: 0.02 }
+        GcConfig { victim: "greedy".into(), d_choices: 1, low_watermark: 0.01, high_watermark: 0.02, background: true }
     }
 }
 

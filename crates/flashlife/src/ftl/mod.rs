@@ -129,6 +129,8 @@ pub struct Ftl {
     required_units: u64,
     death: Option<String>,
     in_gc: bool,
+    /// Clean in idle windows of open-loop replay (`gc.background`).
+    background_gc: bool,
     relocations: u64,
     relocation_fault: Option<u64>,
 }
@@ -252,6 +254,7 @@ impl Ftl {
             required_units,
             death: None,
             in_gc: false,
+            background_gc: cfg.gc.background,
             relocations: 0,
             relocation_fault: None,
         })
@@ -783,12 +786,27 @@ impl Ftl {
     }
 
     /// Background work in an idle window: clean pools below their high watermark.
-    pub fn idle(&mut self, from: u64, _until: u64) {
+    ///
+    /// A plane is cleaned one victim at a time, and only while its die would be free before
+    /// the window closes, so background work does not run into the next host command's time
+    /// (a victim started near the end may still overrun: GC is not preempted).
+    pub fn idle(&mut self, from: u64, until: u64) {
+        if !self.background_gc {
+            return;
+        }
         for plane in 0..self.geo.planes() {
-            let p = &self.pools[plane as usize];
-            if p.free.len() < p.high {
-                let high = p.high;
-                self.collect(plane, from, high);
+            let die = self.geo.die_of_plane(plane);
+            loop {
+                let p = &self.pools[plane as usize];
+                let free = p.free.len();
+                if free >= p.high || self.engine.die_free_at(die).max(from) >= until || self.death.is_some() {
+                    break;
+                }
+                let start = self.engine.die_free_at(die).max(from);
+                self.collect(plane, start, free + 1);
+                if self.pools[plane as usize].free.len() <= free {
+                    break; // nothing more to gain here
+                }
             }
         }
         self.settle(from);
