@@ -158,7 +158,6 @@ impl Simulator {
         let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut lat_read = LatencyHistogram::new();
         let mut lat_write = LatencyHistogram::new();
-        let mut lat_all = LatencyHistogram::new();
         let mut ts = TimeSeries::default();
         let mut host = HostSummary { precondition_bytes: self.precondition_bytes, ..Default::default() };
         let mut now = 0u64;
@@ -255,7 +254,6 @@ impl Simulator {
                 IoKind::Read => lat_read.record(latency),
                 IoKind::Write => lat_write.record(latency),
             }
-            lat_all.record(latency);
             ts.interval_latency.record(latency);
             outstanding.push(Reverse(completion));
             busy_until = busy_until.max(completion);
@@ -283,6 +281,10 @@ impl Simulator {
             }
         }
 
+        // "All" is the union of reads and writes: merged once here rather than recorded per request.
+        let mut lat_all = LatencyHistogram::new();
+        lat_all.add(&lat_read);
+        lat_all.add(&lat_write);
         let wall = started.elapsed().as_secs_f64();
         let c = &self.ftl.counters();
         let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();

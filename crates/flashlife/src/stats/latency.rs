@@ -39,6 +39,13 @@ impl LatencyHistogram {
         self.sum_ns += ns as u128;
     }
 
+    /// Add every sample of `other` (e.g. reads and writes into "all").
+    pub fn add(&mut self, other: &LatencyHistogram) {
+        // Both histograms auto-resize with the same precision, so adding cannot fail.
+        let _ = self.h.add(&other.h);
+        self.sum_ns += other.sum_ns;
+    }
+
     pub fn count(&self) -> u64 {
         self.h.len()
     }
