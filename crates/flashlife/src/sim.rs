@@ -102,6 +102,10 @@ impl Simulator {
             die_channel,
         );
         let mut ftl = Ftl::new(&cfg, flash, engine)?;
+        if cfg.reusable.enabled {
+            let technique = crate::techniques::reusable::ReusableSsd::new(&cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
+            ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
+        }
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
         let before = ftl.counters.host_unit_writes;
@@ -362,6 +366,7 @@ impl Simulator {
                 stop: stop_reason,
             },
             host,
+            second_writes: self.cfg.reusable.enabled.then_some(c.second),
         };
         Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
     }

@@ -19,6 +19,9 @@ pub struct Summary {
     pub failures: Failures,
     pub integrity: Integrity,
     pub run: RunInfo,
+    /// Reusable SSD's second-write counters, present when the technique is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub second_writes: Option<super::counters::SecondWriteCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
