@@ -63,6 +63,7 @@ pub struct SecondWrites {
     kind: Vec<BlockKind>,
     sequential: bool,
     slots_per_block: u32,
+    slots_per_page: u32,
     recycled: u32,
     reused: u32,
 }
@@ -83,7 +84,7 @@ fn put(bits: &mut [u64], i: u32, on: bool) {
 }
 
 impl SecondWrites {
-    fn new(blocks: u32, slots_per_block: u32, sequential: bool) -> Self {
+    fn new(blocks: u32, slots_per_block: u32, slots_per_page: u32, sequential: bool) -> Self {
         let words = (blocks as u64 * slots_per_block as u64).div_ceil(64) as usize;
         SecondWrites {
             head: vec![0; words],
@@ -92,6 +93,7 @@ impl SecondWrites {
             kind: vec![BlockKind::First; blocks as usize],
             sequential,
             slots_per_block,
+            slots_per_page,
             recycled: 0,
             reused: 0,
         }
@@ -108,9 +110,9 @@ impl SecondWrites {
     fn partner(&self, slot: u32, head: bool) -> u32 {
         if self.sequential {
             if head {
-                slot + 1
+                slot + self.slots_per_page
             } else {
-                slot - 1
+                slot - self.slots_per_page
             }
         } else {
             let b = slot / self.slots_per_block;
@@ -139,7 +141,7 @@ impl Ftl {
     /// Install a second-write technique (Reusable SSD); `sequential` selects the layout whose
     /// halves are consecutive pages of one block instead of a pair of blocks.
     pub fn set_second_writes(&mut self, technique: Box<dyn SecondWriteTechnique>, sequential: bool) {
-        self.sw = Some(SecondWrites::new(self.geo.blocks(), self.slots_per_block, sequential));
+        self.sw = Some(SecondWrites::new(self.geo.blocks(), self.slots_per_block, self.max_upp, sequential));
         self.technique = Some(technique);
     }
 

@@ -166,7 +166,7 @@ impl ReusableSsd {
         for &p in planes {
             if self.recycled[p as usize].is_empty() {
                 let target = self.gc_threshold;
-                self.collect(ftl, p, ready, target);
+                self.gc(ftl, p, ready, target);
                 if self.recycled[p as usize].is_empty() {
                     return false;
                 }
@@ -179,6 +179,40 @@ impl ReusableSsd {
         }
         self.lanes[l] = Lane { blocks: [b0, b1], offset: 0, prefetched: None, ..lane };
         true
+    }
+
+    /// Garbage collection of `plane` until it has `target` clean + recycled blocks (at least
+    /// the GC threshold) and `min_clean` clean ones. Each victim, the emptiest used or reused
+    /// block, is erased if it is reused, if the plane is short of clean blocks, if recycled +
+    /// reused blocks would exceed the cap (2R), or if it is past the P/E fraction second
+    /// writes may use; otherwise it is recycled.
+    fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
+        let mut done = ready;
+        let want = target.max(self.gc_threshold);
+        while ftl.death().is_none() {
+            let free = ftl.free_blocks_in(plane);
+            if free >= self.min_clean && free + self.recycled[plane as usize].len() >= want {
+                break;
+            }
+            let Some(v) = ftl.select_victim(plane) else { break };
+            // Nothing to gain when the emptiest candidate is full of first-write data. A reused
+            // block full of second-write halves is worth cleaning: it frees its pair's halves too.
+            if ftl.valid_units(v) >= ftl.block_capacity(v) && ftl.block_kind(v) != BlockKind::Reused {
+                break;
+            }
+            let (recycled, reused) = ftl.recycled_and_reused();
+            let erase = ftl.block_kind(v) == BlockKind::Reused
+                || free < self.min_clean
+                || (recycled + reused + 1) as f64 > self.max_recycled
+                || ftl.flash.erase_count(v) >= self.life_limit;
+            if erase {
+                done = done.max(ftl.clean_victim(v, plane, ready));
+            } else {
+                ftl.recycle_block(v);
+                self.recycled[plane as usize].push_back(v);
+            }
+        }
+        done
     }
 
     /// The lane's blocks have no more pairs: they are reused.
@@ -305,29 +339,6 @@ impl SecondWriteTechnique for ReusableSsd {
     }
 
     fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
-        let mut done = ready;
-        let want = target.max(self.gc_threshold);
-        while ftl.death().is_none() {
-            let free = ftl.free_blocks_in(plane);
-            if free >= self.min_clean && free + self.recycled[plane as usize].len() >= want {
-                break;
-            }
-            let Some(v) = ftl.select_victim(plane) else { break };
-            if ftl.valid_units(v) >= ftl.block_capacity(v) {
-                break; // nothing to gain: the emptiest candidate is full of valid data
-            }
-            let (recycled, reused) = ftl.recycled_and_reused();
-            let erase = ftl.block_kind(v) == BlockKind::Reused
-                || free < self.min_clean
-                || (recycled + reused + 1) as f64 > self.max_recycled
-                || ftl.flash.erase_count(v) >= self.life_limit;
-            if erase {
-                done = done.max(ftl.clean_victim(v, plane, ready));
-            } else {
-                ftl.recycle_block(v);
-                self.recycled[plane as usize].push_back(v);
-            }
-        }
-        done
+        self.gc(ftl, plane, ready, target)
     }
 }
