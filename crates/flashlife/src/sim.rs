@@ -107,7 +107,13 @@ impl Simulator {
         let mut ftl: Box<dyn Drive> = if cfg.host.interface == "open_channel" {
             Box::new(OpenChannel::new(&cfg, flash, engine)?)
         } else {
-            Box::new(Ftl::new(&cfg, flash, engine)?)
+            let mut ftl = Ftl::new(&cfg, flash, engine)?;
+            if cfg.reusable.enabled {
+                let technique =
+                    crate::techniques::reusable::ReusableSsd::new(&cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
+                ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
+            }
+            Box::new(ftl)
         };
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
@@ -379,6 +385,7 @@ impl Simulator {
             },
             host,
             open_channel: self.ftl.open_channel_summary(simulated),
+            second_writes: self.cfg.reusable.enabled.then_some(c.second),
         };
         Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
     }

@@ -35,6 +35,7 @@ pub struct Config {
     pub workload: WorkloadConfig,
     pub run: RunConfig,
     pub stats: StatsConfig,
+    pub reusable: ReusableConfig,
 }
 
 impl Default for Config {
@@ -53,6 +54,7 @@ impl Default for Config {
             workload: WorkloadConfig::default(),
             run: RunConfig::default(),
             stats: StatsConfig::default(),
+            reusable: ReusableConfig::default(),
         }
     }
 }
@@ -352,6 +354,107 @@ impl Default for StatsConfig {
     }
 }
 
+/// `[reusable]`: Reusable SSD (paper `001`): WOM-coded second writes on recycled block pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReusableConfig {
+    /// Turn second writes on. Needs two planes per die, the mapping unit equal to the page
+    /// and `flash.end_of_life = "retire"`.
+    pub enabled: bool,
+    /// Requests smaller than this many bytes are hot (second-write candidates); larger ones
+    /// and GC moves are cold first writes (paper: 64 KiB).
+    pub hot_threshold: u64,
+    /// Probability that one WOM encoding attempt succeeds (paper: 0.95, polar code of Table 2(d)).
+    pub success_probability: f64,
+    /// What a failed encoding does: `same_data` (one retry on the same invalid data, no extra
+    /// read: the paper's design), `extra_read` (read the next invalid pair and retry there) or
+    /// `none` (fall back to a first write at once).
+    pub retry: String,
+    /// Read the next invalid pair as soon as a second write completes, off the critical path.
+    pub prefetch: bool,
+    /// Where the two halves of a second write go: `parallel` (same offset in the two planes'
+    /// RecycledActive blocks, one multi-plane operation) or `sequential` (two consecutive
+    /// invalid pages of one block: the paper's ablation).
+    pub layout: String,
+    /// GC runs when clean + recycled blocks in a plane fall below this fraction of its blocks
+    /// (paper: 1%).
+    pub gc_threshold: f64,
+    /// A victim is erased rather than recycled when its plane has fewer clean blocks than this
+    /// (paper: 2; at least the FTL's GC reserve plus one is used).
+    pub min_clean_blocks: u32,
+    /// Recycled + reused blocks may not exceed this many times R = physical - logical blocks
+    /// (paper: 2, which keeps the exported capacity).
+    pub max_recycled_factor: f64,
+    /// Second writes stop on blocks past this fraction of their P/E budget (paper: 0.3).
+    pub max_life_fraction: f64,
+}
+
+impl Default for ReusableConfig {
+    fn default() -> Self {
+        ReusableConfig {
+            enabled: false,
+            hot_threshold: 64 * 1024,
+            success_probability: 0.95,
+            retry: "same_data".into(),
+            prefetch: true,
+            layout: "parallel".into(),
+            gc_threshold: 0.01,
+            min_clean_blocks: 2,
+            max_recycled_factor: 2.0,
+            max_life_fraction: 0.3,
+        }
+    }
+}
+
+impl ReusableConfig {
+    fn validate(&self, cfg: &Config) -> Result<()> {
+        one_of("reusable.retry", &self.retry, &["same_data", "extra_read", "none"])?;
+        one_of("reusable.layout", &self.layout, &["parallel", "sequential"])?;
+        if !(0.0..=1.0).contains(&self.success_probability) {
+            return Err(Error::config(
+                "reusable.success_probability",
+                self.success_probability,
+                "a probability in [0, 1]",
+            ));
+        }
+        if self.hot_threshold == 0 {
+            return Err(Error::config("reusable.hot_threshold", self.hot_threshold, "a positive number of bytes"));
+        }
+        if !(0.0..0.5).contains(&self.gc_threshold) {
+            return Err(Error::config("reusable.gc_threshold", self.gc_threshold, "a fraction in [0, 0.5)"));
+        }
+        if !(self.max_recycled_factor.is_finite() && self.max_recycled_factor >= 0.0) {
+            return Err(Error::config(
+                "reusable.max_recycled_factor",
+                self.max_recycled_factor,
+                "a non-negative number",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.max_life_fraction) {
+            return Err(Error::config("reusable.max_life_fraction", self.max_life_fraction, "a fraction in [0, 1]"));
+        }
+        if self.enabled {
+            if cfg.geometry.planes != 2 {
+                return Err(Error::config(
+                    "geometry.planes",
+                    cfg.geometry.planes,
+                    "2 when reusable.enabled (block pairs span the two planes of a die)",
+                ));
+            }
+            let unit = if cfg.ftl.mapping_unit == 0 { cfg.flash.page_size } else { cfg.ftl.mapping_unit };
+            if unit != cfg.flash.page_size {
+                return Err(Error::config(
+                    "ftl.mapping_unit",
+                    unit,
+                    "the page size when reusable.enabled (a second write stores one logical page)",
+                ));
+            }
+            one_of("flash.end_of_life", &cfg.flash.end_of_life, &["retire"])?;
+        }
+        Ok(())
+    }
+}
+
 /// What stops a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StopCondition {
@@ -616,6 +719,7 @@ impl Config {
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
+        self.reusable.validate(self)?;
         Ok(())
     }
 

@@ -24,7 +24,16 @@ macro_rules! presets {
     };
 }
 
-presets!("default", "tiny", "bench-16g", "ftpassd-paper", "ftpassd-small");
+presets!(
+    "default",
+    "tiny",
+    "bench-16g",
+    "ftpassd-paper",
+    "ftpassd-small",
+    "reusable-small",
+    "reusable-medium",
+    "reusable-large"
+);
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Option<&'static Preset> {

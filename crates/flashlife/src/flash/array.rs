@@ -198,6 +198,16 @@ impl FlashArray {
         }
     }
 
+    /// Program an already-programmed page a second time (a WOM-coded second write, Reusable
+    /// SSD): cells only rise, so the write pointer is neither checked nor moved.
+    #[inline]
+    pub fn second_program(&mut self, block: u32, page: u32) {
+        if page >= self.next_page[block as usize] {
+            self.order_violations += 1; // a second write on a page never first-written
+        }
+        self.ops.programs += 1;
+    }
+
     /// Sense a page: counts toward the block's read-disturb counter.
     #[inline]
     pub fn read(&mut self, block: u32) {

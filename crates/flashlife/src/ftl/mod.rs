@@ -9,6 +9,7 @@
 //! page operation.
 
 pub mod oracle;
+pub mod second_write;
 pub mod victim;
 pub mod wear_leveling;
 
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use oracle::Oracle;
+use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
 use victim::{VictimPolicy, VictimView};
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
 
@@ -44,6 +46,8 @@ pub enum BlockState {
     Cleaning,
     /// Out of service.
     Retired,
+    /// Recycled by a second-write technique: its invalid pages await second writes.
+    Recycled,
 }
 
 /// Write streams with their own active block per pool.
@@ -133,6 +137,10 @@ pub struct Ftl {
     background_gc: bool,
     relocations: u64,
     relocation_fault: Option<u64>,
+    /// Second-write mapping state (Reusable SSD); `None` in the baseline.
+    sw: Option<SecondWrites>,
+    /// Second-write policy, consulted per host unit and for GC; `None` in the baseline.
+    technique: Option<Box<dyn SecondWriteTechnique>>,
 }
 
 /// Sizes the FTL derives from the configuration.
@@ -257,6 +265,8 @@ impl Ftl {
             background_gc: cfg.gc.background,
             relocations: 0,
             relocation_fault: None,
+            sw: None,
+            technique: None,
         })
     }
 
@@ -364,6 +374,9 @@ impl Ftl {
         let slot = self.l2p[lpn as usize];
         if slot == UNMAPPED {
             return;
+        }
+        if self.sw.is_some() {
+            self.unlink_second_half(slot);
         }
         self.l2p[lpn as usize] = UNMAPPED;
         self.p2l[slot as usize] = UNMAPPED;
@@ -490,6 +503,18 @@ impl Ftl {
             }
             self.invalidate(lpn);
             self.counters.host_unit_writes += 1;
+            let mut ready = ready;
+            if let Some(mut t) = self.technique.take() {
+                let verdict = t.host_unit(self, lpn, units, ready);
+                self.technique = Some(t);
+                match verdict {
+                    Verdict::Taken(t) => {
+                        done = done.max(t);
+                        continue;
+                    }
+                    Verdict::Declined(r) => ready = r,
+                }
+            }
             let mut tries = 0;
             loop {
                 let plane = self.stripe[self.stripe_pos];
@@ -534,6 +559,11 @@ impl Ftl {
             }
             if let Some(o) = &mut self.oracle {
                 o.check("read", lpn, slot, self.p2l[slot as usize]);
+            }
+            if self.sw.as_ref().is_some_and(|sw| sw.is_second(slot)) {
+                self.counters.second.paired_host_reads += 1;
+                done = done.max(self.read_second(slot, ready, Cause::Host));
+                continue;
             }
             let block = self.block_of(slot);
             let page = self.page_of(slot);
@@ -589,6 +619,8 @@ impl Ftl {
             }
             let data_ready = if buffered == Some(page) {
                 ready
+            } else if self.sw.as_ref().is_some_and(|sw| sw.is_second(first)) {
+                self.read_second(first, ready, cause)
             } else {
                 self.read_page(block * self.geo.pages_per_block + page, n, ready, cause)
             };
@@ -610,6 +642,8 @@ impl Ftl {
     /// Move one unit from slot `from` to `plane`'s GC stream.
     fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
         let b = self.block_of(from);
+        // A second-written unit leaves both halves; the oracle knows it by its first half.
+        let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
         self.p2l[from as usize] = UNMAPPED;
         self.valid[b as usize] -= 1;
         self.l2p[lpn as usize] = UNMAPPED;
@@ -623,7 +657,7 @@ impl Ftl {
         for target in (0..planes).map(|i| (plane + i) % planes) {
             if let Some((to, programmed)) = self.place(target, Stream::Gc, lpn, ready, cause) {
                 if let Some(o) = &mut self.oracle {
-                    o.relocate(lpn, from, lpn, to);
+                    o.relocate(lpn, oracle_from, lpn, to);
                 }
                 return programmed.unwrap_or(ready);
             }
@@ -642,6 +676,9 @@ impl Ftl {
         self.counters.block_erases.add(cause, 1);
         let status = self.flash.erase(block);
         self.pools[plane as usize].erase_sum += 1;
+        if let Some(sw) = &mut self.sw {
+            sw.on_erase(block);
+        }
         match status {
             EraseStatus::Ok => self.make_free(block, plane),
             EraseStatus::Failed => {
@@ -716,6 +753,13 @@ impl Ftl {
     fn collect(&mut self, plane: u32, ready: u64, target: usize) -> u64 {
         if self.in_gc {
             return ready;
+        }
+        if let Some(mut t) = self.technique.take() {
+            self.in_gc = true;
+            let done = t.collect(self, plane, ready, target);
+            self.technique = Some(t);
+            self.in_gc = false;
+            return done;
         }
         self.in_gc = true;
         let mut done = ready;

@@ -22,6 +22,9 @@ pub struct Summary {
     /// Open-channel host interface: device buffers, program-failure manager, metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_channel: Option<crate::host::open_channel::OpenChannelSummary>,
+    /// Reusable SSD's second-write counters, present when the technique is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub second_writes: Option<super::counters::SecondWriteCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1,7 +1,10 @@
 //! Self-contained building blocks of the published techniques (design section 3), kept free of
-//! FTL state so that they can be tested exhaustively on their own and wired in by the FTL.
+//! FTL state so that they can be tested exhaustively on their own and wired in by the FTL;
+//! and the techniques' FTL policies (`reusable`), which drive the FTL through its hooks.
 
 pub mod bpht;
 pub mod ftpassd;
 pub mod ftpassd_bench;
+pub mod reusable;
 pub mod wom;
+pub mod zipf;

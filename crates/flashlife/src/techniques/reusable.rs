@@ -1,0 +1,344 @@
+//! Reusable SSD (paper `001`, Yadgar, Yaakobi and Schuster, FAST '15): WOM-coded second
+//! writes on recycled block pairs, as a [`SecondWriteTechnique`] the FTL consults.
+//!
+//! Blocks move clean -> used -> recycled -> reused -> (erase) clean. Each die has a *lane*:
+//! its two planes' RecycledActive blocks, paired in the FTL's block map, and an offset counter
+//! pointing at the next page offset whose data is invalid in both. A hot host unit (request
+//! smaller than `reusable.hot_threshold`) is WOM-encoded against the invalid data of that
+//! pair (read ahead by the prefetch as soon as the previous second write completes, or read
+//! on demand) and programmed on both pages in one multi-plane operation. Cold units, GC moves
+//! and failed encodings are first writes. GC (the FTL's `collect` hook) runs when clean +
+//! recycled blocks in a plane fall below `reusable.gc_threshold` (or the FTL needs clean
+//! blocks); the min-valid victim is erased if it is reused, if its plane has too few clean
+//! blocks, if recycled + reused blocks would exceed 2R, or if it is past the fraction of its
+//! P/E budget second writes may use; otherwise it is recycled (no data moves).
+//!
+//! Ablations: `reusable.layout = "sequential"` (a lane per plane; the halves are two
+//! consecutive invalid pages of one block, read and programmed one after the other),
+//! `reusable.prefetch = false`, `reusable.retry = "extra_read" | "none"`.
+
+use std::collections::VecDeque;
+
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::ftl::second_write::{BlockKind, SecondWriteTechnique, Verdict};
+use crate::ftl::Ftl;
+use crate::stats::Cause;
+use crate::techniques::wom::{EncodeOutcome, WomModel};
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    SameData,
+    ExtraRead,
+    Never,
+}
+
+/// A pair of RecycledActive blocks (parallel: one per plane of a die; sequential: one block).
+#[derive(Debug, Clone, Copy)]
+struct Lane {
+    die: u32,
+    planes: [u32; 2],
+    blocks: [u32; 2],
+    /// Lowest page offset not yet considered.
+    offset: u32,
+    /// The next pair, its invalid data read (or being read) into the controller's RAM.
+    prefetched: Option<(u32, u64)>,
+}
+
+/// The Reusable SSD second-write policy.
+pub struct ReusableSsd {
+    wom: WomModel,
+    retry: Retry,
+    prefetch: bool,
+    sequential: bool,
+    hot_threshold: u64,
+    unit_bytes: u64,
+    pages_per_block: u32,
+    gc_threshold: usize,
+    min_clean: usize,
+    max_recycled: f64,
+    life_limit: u32,
+    rng: Pcg64Mcg,
+    lanes: Vec<Lane>,
+    next_lane: usize,
+    /// Recycled blocks waiting to become RecycledActive, per plane.
+    recycled: Vec<VecDeque<u32>>,
+}
+
+impl ReusableSsd {
+    /// Build the policy for a validated configuration and the FTL it will drive.
+    pub fn new(cfg: &Config, ftl: &Ftl, seed: u64) -> Result<ReusableSsd> {
+        let r = &cfg.reusable;
+        let geo = ftl.geo;
+        let retry = match r.retry.as_str() {
+            "same_data" => Retry::SameData,
+            "extra_read" => Retry::ExtraRead,
+            _ => Retry::Never,
+        };
+        let sequential = r.layout == "sequential";
+        // Lanes in the FTL's striping order (channel first), so consecutive hot units spread
+        // over buses as first writes do.
+        let mut lanes = Vec::new();
+        for &plane in &geo.stripe_order() {
+            let die = geo.die_of_plane(plane);
+            if sequential {
+                lanes.push(Lane { die, planes: [plane, plane], blocks: [NONE; 2], offset: 0, prefetched: None });
+            } else if plane % geo.planes_per_die == 0 {
+                let planes = [plane, plane + 1];
+                lanes.push(Lane { die, planes, blocks: [NONE; 2], offset: 0, prefetched: None });
+            }
+        }
+        // R = physical - logical blocks.
+        let logical_blocks = ftl.logical_units() as f64 / geo.pages_per_block as f64;
+        let spare_blocks = (geo.blocks() as f64 - logical_blocks).max(0.0);
+        let min_clean = (r.min_clean_blocks as usize).max(Ftl::GC_RESERVE + 1);
+        let bpp = geo.blocks_per_plane as f64;
+        let rated = ftl.flash.wear_model().rated_cycles(ftl.flash.native_mode());
+        Ok(ReusableSsd {
+            wom: WomModel {
+                success_probability: r.success_probability,
+                retry: retry == Retry::SameData,
+                capacity_ratio: 2.1,
+            },
+            retry,
+            prefetch: r.prefetch,
+            sequential,
+            hot_threshold: r.hot_threshold,
+            unit_bytes: ftl.unit_bytes(),
+            pages_per_block: geo.pages_per_block,
+            gc_threshold: ((r.gc_threshold * bpp).ceil() as usize).max(min_clean + 1),
+            min_clean,
+            max_recycled: r.max_recycled_factor * spare_blocks,
+            life_limit: (rated * r.max_life_fraction).floor().min(u32::MAX as f64) as u32,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            lanes,
+            next_lane: 0,
+            recycled: vec![VecDeque::new(); geo.planes() as usize],
+        })
+    }
+
+    /// The first offset from `from` whose pages are free for a second write in the lane.
+    fn next_offset(&self, ftl: &Ftl, lane: &Lane, from: u32) -> Option<u32> {
+        let [b0, b1] = lane.blocks;
+        if self.sequential {
+            (from..self.pages_per_block.saturating_sub(1))
+                .find(|&k| ftl.page_free_for_second(b0, k) && ftl.page_free_for_second(b0, k + 1))
+        } else {
+            (from..self.pages_per_block).find(|&k| ftl.page_free_for_second(b0, k) && ftl.page_free_for_second(b1, k))
+        }
+    }
+
+    /// The two pages of the pair at offset `k`: (block, page) of the first and second half.
+    fn halves(&self, lane: &Lane, k: u32) -> [(u32, u32); 2] {
+        if self.sequential {
+            [(lane.blocks[0], k), (lane.blocks[0], k + 1)]
+        } else {
+            [(lane.blocks[0], k), (lane.blocks[1], k)]
+        }
+    }
+
+    /// Read the invalid data of the pair at offset `k`, issued at `at`. Returns when it is in
+    /// the controller.
+    fn read_pair(&self, ftl: &mut Ftl, lane: &Lane, k: u32, at: u64) -> u64 {
+        let [(a, pa), (b, pb)] = self.halves(lane, k);
+        let mode = ftl.flash.mode(a);
+        ftl.flash.read(a);
+        ftl.flash.read(b);
+        ftl.counters.page_reads.add(Cause::SecondWrite, 2);
+        if self.sequential {
+            let t = ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pa), self.unit_bytes);
+            ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pb), self.unit_bytes).max(t)
+        } else {
+            ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pa), 2 * self.unit_bytes)
+        }
+    }
+
+    /// Make a lane's recycled blocks RecycledActive, recycling victims first if a plane has
+    /// none (GC only recycles when clean + recycled blocks are below the threshold).
+    fn open_lane(&mut self, ftl: &mut Ftl, l: usize, ready: u64) -> bool {
+        let lane = self.lanes[l];
+        let planes: &[u32] = if self.sequential { &lane.planes[..1] } else { &lane.planes[..] };
+        for &p in planes {
+            if self.recycled[p as usize].is_empty() {
+                let target = self.gc_threshold;
+                self.gc(ftl, p, ready, target);
+                if self.recycled[p as usize].is_empty() {
+                    return false;
+                }
+            }
+        }
+        let b0 = self.recycled[lane.planes[0] as usize].pop_front().unwrap_or(NONE);
+        let b1 = if self.sequential { b0 } else { self.recycled[lane.planes[1] as usize].pop_front().unwrap_or(NONE) };
+        if !self.sequential {
+            ftl.pair_blocks(b0, b1);
+        }
+        self.lanes[l] = Lane { blocks: [b0, b1], offset: 0, prefetched: None, ..lane };
+        true
+    }
+
+    /// Garbage collection of `plane` until it has `target` clean + recycled blocks (at least
+    /// the GC threshold) and `min_clean` clean ones. Each victim, the emptiest used or reused
+    /// block, is erased if it is reused, if the plane is short of clean blocks, if recycled +
+    /// reused blocks would exceed the cap (2R), or if it is past the P/E fraction second
+    /// writes may use; otherwise it is recycled.
+    fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
+        let mut done = ready;
+        let want = target.max(self.gc_threshold);
+        while ftl.death().is_none() {
+            let free = ftl.free_blocks_in(plane);
+            if free >= self.min_clean && free + self.recycled[plane as usize].len() >= want {
+                break;
+            }
+            let Some(v) = ftl.select_victim(plane) else { break };
+            // Nothing to gain when the emptiest candidate is full of first-write data. A reused
+            // block full of second-write halves is worth cleaning: it frees its pair's halves too.
+            if ftl.valid_units(v) >= ftl.block_capacity(v) && ftl.block_kind(v) != BlockKind::Reused {
+                break;
+            }
+            let (recycled, reused) = ftl.recycled_and_reused();
+            let erase = ftl.block_kind(v) == BlockKind::Reused
+                || free < self.min_clean
+                || (recycled + reused + 1) as f64 > self.max_recycled
+                || ftl.flash.erase_count(v) >= self.life_limit;
+            if erase {
+                done = done.max(ftl.clean_victim(v, plane, ready));
+            } else {
+                ftl.recycle_block(v);
+                self.recycled[plane as usize].push_back(v);
+            }
+        }
+        done
+    }
+
+    /// The lane's blocks have no more pairs: they are reused.
+    fn close_lane(&mut self, ftl: &mut Ftl, l: usize) {
+        let lane = &mut self.lanes[l];
+        let [b0, b1] = lane.blocks;
+        lane.blocks = [NONE; 2];
+        lane.prefetched = None;
+        ftl.close_reused(b0);
+        if b1 != b0 {
+            ftl.close_reused(b1);
+        }
+    }
+
+    /// The next pair of the lane and when its invalid data is in the controller.
+    fn take_pair(&mut self, ftl: &mut Ftl, l: usize, ready: u64) -> Option<(u32, u64)> {
+        for _ in 0..2 {
+            if self.lanes[l].blocks[0] == NONE && !self.open_lane(ftl, l, ready) {
+                return None;
+            }
+            if let Some((k, t)) = self.lanes[l].prefetched.take() {
+                return Some((k, t.max(ready)));
+            }
+            let lane = self.lanes[l];
+            match self.next_offset(ftl, &lane, lane.offset) {
+                Some(k) => {
+                    ftl.counters.second.demand_reads += 1;
+                    return Some((k, self.read_pair(ftl, &lane, k, ready)));
+                }
+                None => self.close_lane(ftl, l),
+            }
+        }
+        None
+    }
+
+    /// Encoding attempts on the pair at `k` (data in at `t`): the offset finally used, or
+    /// `None` with the pair to keep for the next hot unit; and when the outcome is known.
+    fn encode(&mut self, ftl: &mut Ftl, l: usize, k: u32, t: u64, overhead: u64) -> (Option<u32>, u64) {
+        match self.retry {
+            Retry::SameData | Retry::Never => match self.wom.try_encode(&mut self.rng) {
+                EncodeOutcome::Success => (Some(k), t),
+                EncodeOutcome::SuccessOnRetry => {
+                    ftl.counters.second.encode_failures += 1;
+                    (Some(k), t + overhead)
+                }
+                EncodeOutcome::Failed => {
+                    ftl.counters.second.encode_failures += self.wom.attempts(EncodeOutcome::Failed) as u64;
+                    (None, t + (self.wom.attempts(EncodeOutcome::Failed) as u64 - 1) * overhead)
+                }
+            },
+            Retry::ExtraRead => {
+                if self.wom.try_encode(&mut self.rng).is_success() {
+                    return (Some(k), t);
+                }
+                ftl.counters.second.encode_failures += 1;
+                // Retry on the next pair: read it, encode again. The first pair is skipped.
+                let lane = self.lanes[l];
+                let step = if self.sequential { 2 } else { 1 };
+                let Some(k2) = self.next_offset(ftl, &lane, k + step) else { return (None, t) };
+                self.lanes[l].offset = k2;
+                ftl.counters.second.demand_reads += 1;
+                let t2 = self.read_pair(ftl, &lane, k2, t + overhead);
+                if self.wom.try_encode(&mut self.rng).is_success() {
+                    (Some(k2), t2)
+                } else {
+                    ftl.counters.second.encode_failures += 1;
+                    self.lanes[l].prefetched = Some((k2, t2));
+                    (None, t2)
+                }
+            }
+        }
+    }
+}
+
+impl SecondWriteTechnique for ReusableSsd {
+    fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict {
+        if request_units as u64 * self.unit_bytes >= self.hot_threshold {
+            return Verdict::Declined(ready);
+        }
+        let l = self.next_lane;
+        self.next_lane = if l + 1 == self.lanes.len() { 0 } else { l + 1 };
+        let Some((k, t)) = self.take_pair(ftl, l, ready) else {
+            ftl.counters.second.hot_first_writes += 1;
+            return Verdict::Declined(ready);
+        };
+        let lane = self.lanes[l];
+        let mode = ftl.flash.mode(lane.blocks[0]);
+        // Failed attempts cost an encoder run, a fallback an ECC computation for the first
+        // write: half the read time each (the paper's worst-case setting, section 6.6).
+        let overhead = ftl.flash.read_ns(mode, k) / 2;
+        let (used, t) = self.encode(ftl, l, k, t, overhead);
+        let Some(k) = used else {
+            ftl.counters.second.encode_fallbacks += 1;
+            if self.lanes[l].prefetched.is_none() {
+                self.lanes[l].prefetched = Some((k, t)); // the invalid data stays in RAM
+            }
+            return Verdict::Declined(t + overhead);
+        };
+        let [(a, pa), (b, pb)] = self.halves(&lane, k);
+        let done = if self.sequential {
+            let t1 = ftl.engine.program(lane.die, t, self.unit_bytes, ftl.flash.program_ns(mode, pa));
+            ftl.engine.program(lane.die, t, self.unit_bytes, ftl.flash.program_ns(mode, pb)).max(t1)
+        } else {
+            // One multi-plane program: both pages over the channel, one program time.
+            ftl.engine.program(lane.die, t, 2 * self.unit_bytes, ftl.flash.program_ns(mode, pa))
+        };
+        ftl.map_second(lpn, a, pa, b, pb);
+        let step = if self.sequential { 2 } else { 1 };
+        self.lanes[l].offset = k + step;
+        self.lanes[l].prefetched = None;
+        if self.prefetch {
+            let lane = self.lanes[l];
+            match self.next_offset(ftl, &lane, lane.offset) {
+                Some(next) => {
+                    ftl.counters.second.prefetch_reads += 1;
+                    let at = self.read_pair(ftl, &lane, next, done);
+                    self.lanes[l].prefetched = Some((next, at));
+                    self.lanes[l].offset = next;
+                }
+                None => self.close_lane(ftl, l),
+            }
+        }
+        Verdict::Taken(done)
+    }
+
+    fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
+        self.gc(ftl, plane, ready, target)
+    }
+}
