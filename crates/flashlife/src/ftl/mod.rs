@@ -777,7 +777,14 @@ impl Ftl {
             };
             let (wl, flash) = (&self.wl, &self.flash);
             let mut accept = |b: u32| wl.accept_victim(flash.erase_count(b), wear);
-            let Some(v) = self.victim.select(plane, &view, &mut accept) else { break };
+            let Some(mut v) = self.victim.select(plane, &view, &mut accept) else { break };
+            if self.valid[v as usize] >= self.capacity[v as usize] {
+                // Wear leveling turned down every block with invalid data (they are the
+                // worn, hot ones): space comes first, so take the policy's own choice.
+                if let Some(w) = self.victim.select(plane, &view, &mut |_| true) {
+                    v = w;
+                }
+            }
             let valid = self.valid[v as usize];
             if valid >= self.capacity[v as usize] {
                 fruitless += 1;
