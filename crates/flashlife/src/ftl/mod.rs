@@ -776,9 +776,14 @@ impl Ftl {
                 now_seq: self.seq,
             };
             let (wl, flash) = (&self.wl, &self.flash);
-            let mut accept = |b: u32| wl.accept_victim(flash.erase_count(b), wear);
+            let mut refused = false;
+            let mut accept = |b: u32| {
+                let ok = wl.accept_victim(flash.erase_count(b), wear);
+                refused |= !ok;
+                ok
+            };
             let Some(mut v) = self.victim.select(plane, &view, &mut accept) else { break };
-            if self.valid[v as usize] >= self.capacity[v as usize] {
+            if refused && self.valid[v as usize] >= self.capacity[v as usize] {
                 // Wear leveling turned down every block with invalid data (they are the
                 // worn, hot ones): space comes first, so take the policy's own choice.
                 if let Some(w) = self.victim.select(plane, &view, &mut |_| true) {
