@@ -18,11 +18,14 @@ use crate::error::{Error, Result};
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::wear::FixedPeLimit;
 use crate::flash::{BitMode, FlashArray, Geometry};
+use crate::ftl::read_model;
 use crate::ftl::{Ftl, Layout};
 use crate::host::request::{HostRequest, IoKind};
 use crate::stats::latency::LatencyHistogram;
+use crate::stats::reliability::{LongReads, ReliabilitySummary};
 use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, TimeSeries};
+use crate::stats::Cause;
 use crate::workload::{self, Workload, WorkloadContext};
 
 /// Seed of a named random stream: streams stay independent of each other.
@@ -54,6 +57,8 @@ pub struct Simulator {
     workload: Box<dyn Workload>,
     cancel: Option<Arc<AtomicBool>>,
     precondition_bytes: u64,
+    /// Open-loop replay forced on or off, whatever the workload configuration says.
+    open_loop: Option<bool>,
 }
 
 impl Simulator {
@@ -102,6 +107,8 @@ impl Simulator {
             die_channel,
         );
         let mut ftl = Ftl::new(&cfg, flash, engine)?;
+        let reads = read_model::build(&cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
+        ftl.set_read_model(reads);
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
         let before = ftl.counters.host_unit_writes;
@@ -109,10 +116,11 @@ impl Simulator {
         let precondition_bytes = (ftl.counters.host_unit_writes - before) * ftl.unit_bytes();
         ftl.flash.ops = Default::default();
         ftl.counters = Default::default();
+        ftl.read_model_mut().reset_stats();
         if let Some(v) = ftl.integrity_violation() {
             return Err(Error::Integrity(v.to_string()));
         }
-        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes })
+        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes, open_loop: None })
     }
 
     /// The FTL (for tests and techniques).
@@ -123,6 +131,12 @@ impl Simulator {
     /// The FTL, mutable (test hooks).
     pub fn ftl_mut(&mut self) -> &mut Ftl {
         &mut self.ftl
+    }
+
+    /// Honour request arrival times (open loop, idle gaps simulated) or not, overriding the
+    /// workload configuration: for workloads built in code that carry their own arrival times.
+    pub fn set_open_loop(&mut self, open_loop: bool) {
+        self.open_loop = Some(open_loop);
     }
 
     /// Stop the run (cleanly, with a summary) when `flag` becomes true.
@@ -139,13 +153,13 @@ impl Simulator {
         let stop = self.cfg.run.stop_condition(logical_bytes)?;
         let interval = self.cfg.stats.interval(logical_bytes)?;
         let qd = self.cfg.host.queue_depth as usize;
-        let open_loop = self.cfg.workload.open_loop();
+        let open_loop = self.open_loop.unwrap_or_else(|| self.cfg.workload.open_loop());
 
         let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut lat_read = LatencyHistogram::new();
         let mut lat_write = LatencyHistogram::new();
         let mut lat_all = LatencyHistogram::new();
-        let mut ts = TimeSeries::default();
+        let mut ts = TimeSeries { long_reads: LongReads::new(self.cfg.reliability.long_read_us), ..Default::default() };
         let mut host = HostSummary { precondition_bytes: self.precondition_bytes, ..Default::default() };
         let mut now = 0u64;
         let mut busy_until = 0u64;
@@ -227,7 +241,7 @@ impl Simulator {
                     self.ftl.write(first, units, data_in)
                 }
                 IoKind::Read => {
-                    let flash_done = self.ftl.read(first, units, issue);
+                    let flash_done = self.ftl.read_tagged(first, units, issue, req.stream);
                     host.read_requests += 1;
                     host.read_bytes += req.size;
                     self.ftl.engine.host_transfer(flash_done, req.size)
@@ -238,7 +252,10 @@ impl Simulator {
             }
             let latency = completion - issue;
             match req.kind {
-                IoKind::Read => lat_read.record(latency),
+                IoKind::Read => {
+                    lat_read.record(latency);
+                    ts.long_reads.record(latency);
+                }
                 IoKind::Write => lat_write.record(latency),
             }
             lat_all.record(latency);
@@ -338,7 +355,7 @@ impl Simulator {
             failures: Failures {
                 program: c.program_failures,
                 erase: c.erase_failures,
-                uncorrectable_reads: 0,
+                uncorrectable_reads: c.uncorrectable_reads,
                 bad_pages: 0,
                 retired_blocks: c.retired_blocks,
                 worn_out_blocks: c.worn_out_blocks,
@@ -361,6 +378,16 @@ impl Simulator {
                 peak_rss_bytes: peak_rss_bytes(),
                 stop: stop_reason,
             },
+            reliability: ReliabilitySummary::new(
+                &self.cfg.reliability.model,
+                &self.cfg.reliability.read_reclaim,
+                c,
+                self.ftl.read_model().retry_histogram(),
+                &ts.long_reads,
+                self.ftl.read_model().hinted_reads(),
+                self.ftl.geo.blocks() as f64
+                    * self.ftl.flash.wear_model().rated_cycles(self.ftl.flash.native_mode()).max(1.0),
+            ),
             host,
         };
         Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
@@ -384,6 +411,10 @@ impl Simulator {
 
     fn push_row(&self, ts: &mut TimeSeries, now: u64, host: &HostSummary, requests: u64) {
         let c = &self.ftl.counters;
+        let long_read_share = ts.long_reads.interval_share();
+        let mean_retry_steps =
+            ts.long_reads.interval_retry_mean(c.read_retries.get(Cause::Host), c.page_reads.get(Cause::Host));
+        let c = &self.ftl.counters;
         let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
         let units = c.host_unit_writes - ts.last_host_units;
         let programs = c.unit_programs.total() - ts.last_unit_programs;
@@ -404,6 +435,11 @@ impl Simulator {
             erases: c.block_erases.total(),
             dead_blocks: self.ftl.dead_blocks(),
             life_used: self.ftl.life_used(),
+            long_read_share,
+            mean_retry_steps,
+            uncorrectable_reads: c.uncorrectable_reads,
+            reclaim_programs: c.page_programs.get(Cause::Reclaim),
+            reclaim_erases: c.block_erases.get(Cause::Reclaim),
         };
         ts.rows.push(row);
         ts.interval_latency.reset();

@@ -8,10 +8,12 @@
 
 mod layers;
 pub mod presets;
+pub mod reliability;
 
 use serde::{Deserialize, Serialize};
 
 pub use layers::ConfigBuilder;
+pub use reliability::{ReadHint, ReliabilityConfig};
 
 use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
@@ -34,6 +36,7 @@ pub struct Config {
     pub workload: WorkloadConfig,
     pub run: RunConfig,
     pub stats: StatsConfig,
+    pub reliability: ReliabilityConfig,
 }
 
 impl Default for Config {
@@ -51,6 +54,7 @@ impl Default for Config {
             workload: WorkloadConfig::default(),
             run: RunConfig::default(),
             stats: StatsConfig::default(),
+            reliability: ReliabilityConfig::default(),
         }
     }
 }
@@ -547,6 +551,7 @@ impl Config {
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
+        self.reliability.validate()?;
         Ok(())
     }
 

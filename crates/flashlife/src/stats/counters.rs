@@ -98,4 +98,10 @@ pub struct FlashCounters {
     /// GC victims cleaned and the valid units they held.
     pub gc_victims: u64,
     pub gc_valid_moved: u64,
+    /// Read-retry steps (extra sensings and transfers), by the cause of the read.
+    pub read_retries: ByCause,
+    /// Page reads that even the last retry step could not correct.
+    pub uncorrectable_reads: u64,
+    /// Blocks rewritten by read reclaim.
+    pub reclaimed_blocks: u64,
 }

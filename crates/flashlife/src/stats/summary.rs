@@ -19,6 +19,8 @@ pub struct Summary {
     pub failures: Failures,
     pub integrity: Integrity,
     pub run: RunInfo,
+    /// Error-aware reads, read reclaim and hints.
+    pub reliability: super::reliability::ReliabilitySummary,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

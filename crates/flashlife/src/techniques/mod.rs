@@ -2,4 +2,5 @@
 //! FTL state so that they can be tested exhaustively on their own and wired in by the FTL.
 
 pub mod bpht;
+pub mod readrelax;
 pub mod wom;
