@@ -160,15 +160,16 @@ fn compare(small: bool, name: &str, spec: Load, days: f64) {
     println!("|---|---|---|---|---|---|---|---|");
     let mut base = None;
     for (label, policy, hint) in [
-        ("aggressive (error_based)", "error_based", false),
-        ("no reclaim", "none", false),
-        ("hints (400 us)", "hinted", true),
+        ("aggressive (error_based)", "error_based", None),
+        ("no reclaim", "none", None),
+        ("hints (400 us)", "hinted", Some(400)),
+        ("hints (250 us)", "hinted", Some(250)),
     ] {
         let mut sets = drive(small);
         sets.push(format!("reliability.read_reclaim=\"{policy}\""));
         sets.push(format!("run.until=\"time:{days}d\""));
-        if hint {
-            sets.push("reliability.hints=[{budget_us=400}]".into());
+        if let Some(us) = hint {
+            sets.push(format!("reliability.hints=[{{budget_us={us}}}]"));
         }
         let out = run(&sets, &spec);
         let s = &out.summary;
