@@ -18,13 +18,16 @@ use crate::error::{Error, Result};
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::wear::FixedPeLimit;
 use crate::flash::{BitMode, FlashArray, Geometry};
+use crate::ftl::read_model;
 use crate::ftl::{Ftl, Layout};
 use crate::host::open_channel::{self, OpenChannel};
 use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
+use crate::stats::reliability::{LongReads, ReliabilitySummary};
 use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, TimeSeries};
+use crate::stats::Cause;
 use crate::workload::{self, Workload, WorkloadContext};
 
 /// Seed of a named random stream: streams stay independent of each other.
@@ -57,6 +60,8 @@ pub struct Simulator {
     workload: Box<dyn Workload>,
     cancel: Option<Arc<AtomicBool>>,
     precondition_bytes: u64,
+    /// Open-loop replay forced on or off, whatever the workload configuration says.
+    open_loop: Option<bool>,
 }
 
 impl Simulator {
@@ -108,6 +113,8 @@ impl Simulator {
             Box::new(OpenChannel::new(&cfg, flash, engine)?)
         } else {
             let mut ftl = Ftl::new(&cfg, flash, engine)?;
+            let reads = read_model::build(&cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
+            ftl.set_read_model(reads);
             if cfg.reusable.enabled {
                 let technique =
                     crate::techniques::reusable::ReusableSsd::new(&cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
@@ -124,7 +131,7 @@ impl Simulator {
         if let Some(v) = ftl.integrity_violation() {
             return Err(Error::Integrity(v.to_string()));
         }
-        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes })
+        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes, open_loop: None })
     }
 
     /// The block FTL (for tests and techniques). Panics with `host.interface = "open_channel"`,
@@ -145,6 +152,12 @@ impl Simulator {
         self.ftl.as_ref()
     }
 
+    /// Honour request arrival times (open loop, idle gaps simulated) or not, overriding the
+    /// workload configuration: for workloads built in code that carry their own arrival times.
+    pub fn set_open_loop(&mut self, open_loop: bool) {
+        self.open_loop = Some(open_loop);
+    }
+
     /// Stop the run (cleanly, with a summary) when `flag` becomes true.
     pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
         self.cancel = Some(flag);
@@ -159,12 +172,13 @@ impl Simulator {
         let stop = self.cfg.run.stop_condition(logical_bytes)?;
         let interval = self.cfg.stats.interval(logical_bytes)?;
         let qd = self.cfg.host.queue_depth as usize;
-        let open_loop = self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps";
+        let open_loop =
+            self.open_loop.unwrap_or_else(|| self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps");
 
         let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut lat_read = LatencyHistogram::new();
         let mut lat_write = LatencyHistogram::new();
-        let mut ts = TimeSeries::default();
+        let mut ts = TimeSeries { long_reads: LongReads::new(self.cfg.reliability.long_read_us), ..Default::default() };
         let mut host = HostSummary { precondition_bytes: self.precondition_bytes, ..Default::default() };
         let mut now = 0u64;
         let mut busy_until = 0u64;
@@ -246,7 +260,7 @@ impl Simulator {
                     self.ftl.write(first, units, data_in)
                 }
                 IoKind::Read => {
-                    let flash_done = self.ftl.read(first, units, issue);
+                    let flash_done = self.ftl.read(first, units, issue, req.stream);
                     host.read_requests += 1;
                     host.read_bytes += req.size;
                     self.ftl.host_transfer(flash_done, req.size)
@@ -257,7 +271,10 @@ impl Simulator {
             }
             let latency = completion - issue;
             match req.kind {
-                IoKind::Read => lat_read.record(latency),
+                IoKind::Read => {
+                    lat_read.record(latency);
+                    ts.long_reads.record(latency);
+                }
                 IoKind::Write => lat_write.record(latency),
             }
             ts.interval_latency.record(latency);
@@ -360,7 +377,7 @@ impl Simulator {
             failures: Failures {
                 program: c.program_failures,
                 erase: c.erase_failures,
-                uncorrectable_reads: 0,
+                uncorrectable_reads: c.uncorrectable_reads,
                 bad_pages: 0,
                 retired_blocks: c.retired_blocks,
                 worn_out_blocks: c.worn_out_blocks,
@@ -383,6 +400,16 @@ impl Simulator {
                 peak_rss_bytes: peak_rss_bytes(),
                 stop: stop_reason,
             },
+            reliability: ReliabilitySummary::new(
+                &self.cfg.reliability.model,
+                &self.cfg.reliability.read_reclaim,
+                c,
+                self.ftl.as_ftl().map_or(&[][..], |f| f.read_model().retry_histogram()),
+                &ts.long_reads,
+                self.ftl.as_ftl().map_or(0, |f| f.read_model().hinted_reads()),
+                self.ftl.flash().geo.blocks() as f64
+                    * self.ftl.flash().wear_model().rated_cycles(self.ftl.flash().native_mode()).max(1.0),
+            ),
             host,
             open_channel: self.ftl.open_channel_summary(simulated),
             second_writes: self.cfg.reusable.enabled.then_some(c.second),
@@ -407,7 +434,10 @@ impl Simulator {
     }
 
     fn push_row(&self, ts: &mut TimeSeries, now: u64, host: &HostSummary, requests: u64) {
-        let c = &self.ftl.counters();
+        let c = self.ftl.counters();
+        let long_read_share = ts.long_reads.interval_share();
+        let mean_retry_steps =
+            ts.long_reads.interval_retry_mean(c.read_retries.get(Cause::Host), c.page_reads.get(Cause::Host));
         let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
         let units = c.host_unit_writes - ts.last_host_units;
         let programs = c.unit_programs.total() - ts.last_unit_programs;
@@ -428,6 +458,11 @@ impl Simulator {
             erases: c.block_erases.total(),
             dead_blocks: self.ftl.dead_blocks(),
             life_used: self.ftl.life_used(),
+            long_read_share,
+            mean_retry_steps,
+            uncorrectable_reads: c.uncorrectable_reads,
+            reclaim_programs: c.page_programs.get(Cause::Reclaim),
+            reclaim_erases: c.block_erases.get(Cause::Reclaim),
         };
         ts.rows.push(row);
         ts.interval_latency.reset();

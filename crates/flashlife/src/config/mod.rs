@@ -8,10 +8,12 @@
 
 mod layers;
 pub mod presets;
+pub mod reliability;
 
 use serde::{Deserialize, Serialize};
 
 pub use layers::ConfigBuilder;
+pub use reliability::{ReadHint, ReliabilityConfig};
 
 use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
@@ -36,6 +38,7 @@ pub struct Config {
     pub run: RunConfig,
     pub stats: StatsConfig,
     pub reusable: ReusableConfig,
+    pub reliability: ReliabilityConfig,
 }
 
 impl Default for Config {
@@ -55,6 +58,7 @@ impl Default for Config {
             run: RunConfig::default(),
             stats: StatsConfig::default(),
             reusable: ReusableConfig::default(),
+            reliability: ReliabilityConfig::default(),
         }
     }
 }
@@ -720,6 +724,7 @@ impl Config {
         self.stats.interval(1 << 40)?;
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
         self.reusable.validate(self)?;
+        self.reliability.validate()?;
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 //! page operation.
 
 pub mod oracle;
+pub mod read_model;
 pub mod second_write;
 pub mod victim;
 pub mod wear_leveling;
@@ -21,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use oracle::Oracle;
+use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
 use victim::{VictimPolicy, VictimView};
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
@@ -141,6 +143,10 @@ pub struct Ftl {
     sw: Option<SecondWrites>,
     /// Second-write policy, consulted per host unit and for GC; `None` in the baseline.
     technique: Option<Box<dyn SecondWriteTechnique>>,
+    /// Read errors, retries and reclaim decisions (the baseline: none).
+    reads: Box<dyn ReadModel>,
+    /// Blocks a reclaim policy asked to rewrite, done at the end of the host read.
+    reclaim_queue: Vec<u32>,
 }
 
 /// Sizes the FTL derives from the configuration.
@@ -267,12 +273,29 @@ impl Ftl {
             relocation_fault: None,
             sw: None,
             technique: None,
+            reads: Box::new(NoReadModel),
+            reclaim_queue: Vec::new(),
         })
     }
 
     /// Replace the end-of-life policy (ZombieNAND's bit-mode drop).
     pub fn set_end_of_life(&mut self, policy: Box<dyn EndOfLifePolicy>) {
         self.end_of_life = policy;
+    }
+
+    /// Replace the read model (error-aware reads, read reclaim, hints).
+    pub fn set_read_model(&mut self, model: Box<dyn ReadModel>) {
+        self.reads = model;
+    }
+
+    /// The read model in use.
+    pub fn read_model(&self) -> &dyn ReadModel {
+        self.reads.as_ref()
+    }
+
+    /// The read model, mutable (to reset its statistics).
+    pub fn read_model_mut(&mut self) -> &mut dyn ReadModel {
+        self.reads.as_mut()
     }
 
     /// Mapping unit in bytes.
@@ -418,6 +441,7 @@ impl Ftl {
             return false;
         };
         self.state[block as usize] = BlockState::Open;
+        self.reads.on_open(block, ready);
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         self.pools[plane as usize].active[stream as usize] = Active { block, page: 0, slot: 0, upp, ready: 0 };
         true
@@ -581,7 +605,17 @@ impl Ftl {
         if run_page != NONE {
             done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
         }
+        if !self.reclaim_queue.is_empty() {
+            // The rewrite starts once the read is served: it delays later requests, not this one.
+            self.reclaim_pending(done);
+        }
         done
+    }
+
+    /// A host read carrying its stream tag, which hint commands may give a latency budget.
+    pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16) -> u64 {
+        self.reads.begin_host_read(first, units, stream);
+        self.read(first, units, ready)
     }
 
     /// Sense one page and move `units` of its units over the channel; pages not yet
@@ -594,10 +628,85 @@ impl Ftl {
             return ready;
         }
         let mode = self.flash.mode(block);
-        self.flash.read(block);
+        let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
         self.counters.page_reads.add(cause, 1);
         let die = self.die_of_block(block);
-        self.engine.read(die, ready, self.flash.read_ns(mode, page), units as u64 * self.unit_bytes)
+        let (sense_ns, bytes) = (self.flash.read_ns(mode, page), units as u64 * self.unit_bytes);
+        // Every attempt (the first read, then each retry step) senses and transfers again.
+        let mut done = ready;
+        for _ in 0..=outcome.steps {
+            self.flash.read(block);
+            done = self.engine.read(die, done, sense_ns, bytes);
+        }
+        if outcome.steps > 0 {
+            self.counters.read_retries.add(cause, outcome.steps as u64);
+        }
+        if outcome.uncorrectable {
+            self.lose_page(block, page);
+        }
+        if outcome.reclaim && !self.reclaim_queue.contains(&block) {
+            self.reclaim_queue.push(block);
+        }
+        done
+    }
+
+    /// An uncorrectable read: the page's units are lost.
+    fn lose_page(&mut self, block: u32, page: u32) {
+        self.counters.uncorrectable_reads += 1;
+        if let Some(o) = &mut self.oracle {
+            let first = block * self.slots_per_block + page * self.max_upp;
+            for slot in first..first + self.max_upp {
+                if self.p2l[slot as usize] != UNMAPPED {
+                    o.lose(slot);
+                }
+            }
+        }
+    }
+
+    /// Rewrite the blocks the reclaim policy asked for: move their valid data into the GC
+    /// stream and erase them (all counted under `Cause::Reclaim`).
+    fn reclaim_pending(&mut self, ready: u64) -> u64 {
+        let mut done = ready;
+        while let Some(block) = self.reclaim_queue.pop() {
+            if self.death.is_some() || self.in_gc {
+                self.reclaim_queue.clear();
+                break;
+            }
+            let plane = self.geo.plane_of_block(block);
+            if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
+                // Make room first, as for a failed block: the data needs somewhere to go.
+                done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS + 1));
+            }
+            done = done.max(self.reclaim_block(block, plane, ready));
+        }
+        done
+    }
+
+    /// Reclaim one block: a full one is cleaned; an open one (a read-only workload never fills
+    /// it) is closed first, its buffered page's units coming from the controller.
+    fn reclaim_block(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
+        match self.state[block as usize] {
+            BlockState::Full => {
+                self.counters.reclaimed_blocks += 1;
+                self.clean(block, plane, ready, Cause::Reclaim)
+            }
+            BlockState::Open => {
+                let pool = &mut self.pools[plane as usize];
+                let Some(stream) = (0..2).find(|&s| pool.active[s].block == block) else {
+                    return ready;
+                };
+                let a = pool.active[stream];
+                pool.active[stream] = Active::CLOSED;
+                self.state[block as usize] = BlockState::Cleaning;
+                self.counters.reclaimed_blocks += 1;
+                let moved = self.relocate_block(block, (a.slot > 0).then_some(a.page), ready, Cause::Reclaim);
+                if self.death.is_some() {
+                    return moved;
+                }
+                self.erase_block(block, ready, Cause::Reclaim).max(moved)
+            }
+            _ => ready,
+        }
     }
 
     /// Move every valid unit of `block` into its pool's GC stream. Units of `buffered` (a

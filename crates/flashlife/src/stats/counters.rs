@@ -100,6 +100,12 @@ pub struct FlashCounters {
     pub gc_valid_moved: u64,
     /// Second writes (Reusable SSD): what happened to hot units and blocks.
     pub second: SecondWriteCounters,
+    /// Read-retry steps (extra sensings and transfers), by the cause of the read.
+    pub read_retries: ByCause,
+    /// Page reads that even the last retry step could not correct.
+    pub uncorrectable_reads: u64,
+    /// Blocks rewritten by read reclaim.
+    pub reclaimed_blocks: u64,
 }
 
 /// Reusable SSD's second-write counters (all zero when the technique is off).

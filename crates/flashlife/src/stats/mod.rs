@@ -2,6 +2,7 @@
 
 pub mod counters;
 pub mod latency;
+pub mod reliability;
 pub mod summary;
 pub mod timeseries;
 

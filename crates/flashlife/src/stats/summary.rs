@@ -25,6 +25,8 @@ pub struct Summary {
     /// Reusable SSD's second-write counters, present when the technique is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub second_writes: Option<super::counters::SecondWriteCounters>,
+    /// Error-aware reads, read reclaim and hints.
+    pub reliability: super::reliability::ReliabilitySummary,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::latency::LatencyHistogram;
+use super::reliability::LongReads;
 
 /// One row of `timeseries.csv`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -19,6 +20,15 @@ pub struct Row {
     pub erases: u64,
     pub dead_blocks: u64,
     pub life_used: f64,
+    /// Share of host reads in the interval slower than `reliability.long_read_us`.
+    pub long_read_share: f64,
+    /// Mean retry steps per host page read in the interval.
+    pub mean_retry_steps: f64,
+    /// Cumulative uncorrectable page reads.
+    pub uncorrectable_reads: u64,
+    /// Cumulative page programs and block erases of read reclaim.
+    pub reclaim_programs: u64,
+    pub reclaim_erases: u64,
 }
 
 /// Column names, in order.
@@ -35,6 +45,11 @@ pub const COLUMNS: &[&str] = &[
     "erases",
     "dead_blocks",
     "life_used",
+    "long_read_share",
+    "mean_retry_steps",
+    "uncorrectable_reads",
+    "reclaim_programs",
+    "reclaim_erases",
 ];
 
 /// Accumulates interval statistics and finished rows.
@@ -47,6 +62,8 @@ pub struct TimeSeries {
     pub last_requests: u64,
     pub last_host_units: u64,
     pub last_unit_programs: u64,
+    /// Host read latency and retry tracking for the read-reliability columns.
+    pub long_reads: LongReads,
 }
 
 impl TimeSeries {
@@ -57,7 +74,7 @@ impl TimeSeries {
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "{:.6},{},{:.3},{:.1},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.5}",
+                "{:.6},{},{:.3},{:.1},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.5},{:.6},{:.4},{},{},{}",
                 r.time_s,
                 r.host_bytes_written,
                 r.host_mb_per_s,
@@ -69,7 +86,12 @@ impl TimeSeries {
                 r.free_blocks,
                 r.erases,
                 r.dead_blocks,
-                r.life_used
+                r.life_used,
+                r.long_read_share,
+                r.mean_retry_steps,
+                r.uncorrectable_reads,
+                r.reclaim_programs,
+                r.reclaim_erases
             );
         }
         s

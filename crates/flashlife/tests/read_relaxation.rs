@@ -1,0 +1,227 @@
+//! Read disturb, read retry, read reclaim and read latency relaxation by host hints
+//! (`[reliability]`, docs/techniques/read-relaxation.md).
+
+mod common;
+
+use flashlife::flash::rber::{EccParams, PowerLawParams, PowerLawRber, ReadRetry, ReadRetryParams};
+use flashlife::sim::stream_seed;
+use flashlife::stats::Cause;
+use flashlife::techniques::readrelax::{PoissonRandom, PoissonSpec};
+use flashlife::workload::{HostRequest, IoKind, Workload};
+use flashlife::{Result, RunOutput, Simulator};
+
+/// Each simulated read stands for this many reads (the disturb coefficient is scaled by it).
+const SAMPLING: f64 = 100.0;
+
+fn drive(extra: &[String]) -> Vec<String> {
+    let gamma = PowerLawParams::tlc_3d().gamma * SAMPLING;
+    let p = PowerLawParams::tlc_3d();
+    let mut v: Vec<String> = vec![
+        "geometry.channels=1".into(),
+        "geometry.ways=1".into(),
+        "geometry.planes=2".into(),
+        "geometry.blocks_per_plane=32".into(),
+        "geometry.pages_per_block=32".into(),
+        "flash.page_size=16384".into(),
+        "flash.tlc.read_us=70".into(),
+        "flash.tlc.program_us=700".into(),
+        "flash.tlc.pe_limit=3000".into(),
+        "capacity.overprovisioning=0.3".into(),
+        "reliability.model=\"power_law\"".into(),
+        "reliability.rber_set=\"custom\"".into(),
+        format!(
+            "reliability.power_law={{epsilon={:e}, alpha={:e}, k={}, beta={:e}, m={}, n={}, gamma={:e}, p={}, q={}}}",
+            p.epsilon, p.alpha, p.k, p.beta, p.m, p.n, gamma, p.p, p.q
+        ),
+        "reliability.base_cycles=1500".into(),
+        "run.progress=\"off\"".into(),
+    ];
+    v.extend(extra.iter().cloned());
+    v
+}
+
+fn run_with(sets: &[String], spec: PoissonSpec) -> RunOutput {
+    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let cfg = common::config(&refs);
+    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
+    let wl =
+        PoissonRandom::new(spec, layout.logical_units as u64 * layout.unit_bytes, stream_seed(cfg.seed, "workload"))
+            .unwrap();
+    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
+    sim.set_open_loop(true);
+    sim.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Low-rate reads (sampled), 80% of them on a hot fifth, and a trickle of writes.
+fn file_server() -> PoissonSpec {
+    PoissonSpec {
+        rate_per_s: 1.0,
+        read_ratio: 0.999,
+        request_size: 16384,
+        hot_fraction: 0.2,
+        hot_share: 0.8,
+        write_fraction: 1.0,
+        stream: 0,
+    }
+}
+
+#[test]
+fn hints_halve_read_induced_spent_lifetime_at_a_small_latency_cost() {
+    let until = "run.until=\"time:10d\"".to_string();
+    let aggressive =
+        run_with(&drive(&["reliability.read_reclaim=\"error_based\"".into(), until.clone()]), file_server());
+    // The application accepts one retry (2 attempts of 70 + 41 us).
+    let hinted = run_with(
+        &drive(&[
+            "reliability.read_reclaim=\"hinted\"".into(),
+            "reliability.hints=[{lba_start=0, budget_us=250}]".into(),
+            until,
+        ]),
+        file_server(),
+    );
+    let (a, h) = (&aggressive.summary, &hinted.summary);
+    let (ea, eh) = (a.reliability.reclaim_erases as f64, h.reliability.reclaim_erases as f64);
+    assert!(ea > 100.0, "aggressive reclaim must be exercised: {ea}");
+    assert_eq!(ea as u64, a.flash.block_erases_by_cause.get(Cause::Reclaim));
+    let saved = 1.0 - eh / ea;
+    // Paper: 56% less lifetime spent on read-induced rewrites.
+    assert!((0.3..0.85).contains(&saved), "saved {:.1}% ({eh} vs {ea} reclaim erases)", 100.0 * saved);
+    let pe = a.reliability.reclaim_share_of_pe_budget;
+    assert!((pe - ea / (64.0 * 3000.0)).abs() < 1e-12, "spent lifetime = reclaim erases / P/E budget");
+    // Paper: 2% performance overhead.
+    let cost = h.latency_us.read.mean / a.latency_us.read.mean - 1.0;
+    eprintln!("hints: {:.1}% fewer reclaim erases ({eh} vs {ea}), read latency {:+.2}%", 100.0 * saved, 100.0 * cost);
+    assert!(cost < 0.03, "read latency cost {:.2}%", 100.0 * cost);
+    assert!(h.reliability.hinted_reads > 0);
+    for s in [a, h] {
+        assert_eq!(s.reliability.uncorrectable_reads, 0);
+        assert_eq!(s.failures.uncorrectable_reads, 0);
+    }
+}
+
+#[test]
+fn without_reclaim_long_reads_grow_and_reads_fail_while_every_reclaim_policy_keeps_data() {
+    let read_only = PoissonSpec { rate_per_s: 1.0, request_size: 16384, ..Default::default() };
+    let long = |extra: &[&str]| {
+        let mut sets: Vec<String> =
+            vec!["run.until=\"time:40d\"".into(), "stats.interval=\"5d\"".into(), "ftl.integrity_oracle=true".into()];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        sets
+    };
+    // No reclaim: the share of long reads per interval grows as reads accumulate, until data
+    // is lost (the oracle sees it).
+    let cfg = long(&["reliability.read_reclaim=\"none\"", "ftl.integrity_oracle=false"]);
+    let slow = PoissonSpec { rate_per_s: 0.3, ..read_only.clone() };
+    let out = run_with(&drive(&cfg), slow);
+    let shares: Vec<f64> = out.timeseries.rows.iter().map(|r| r.long_read_share).collect();
+    assert!(shares[0] < 0.001, "{shares:?}");
+    assert!(shares[shares.len() - 2] > 0.05, "{shares:?}");
+    assert!(shares.windows(2).take(shares.len() - 2).all(|w| w[1] >= w[0]), "{shares:?}");
+    let out = run_with(&drive(&cfg), read_only.clone());
+    assert!(out.summary.reliability.uncorrectable_reads > 0, "the run must reach uncorrectable data");
+    let h = &out.summary.reliability.retry_steps_histogram;
+    assert_eq!(h.len(), 10, "0..=8 retries and uncorrectable");
+    assert_eq!(*h.last().unwrap(), out.summary.reliability.uncorrectable_reads);
+    let cfg = common::config(
+        &drive(&long(&["reliability.read_reclaim=\"none\""])).iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
+    let wl = PoissonRandom::new(read_only.clone(), layout.logical_units as u64 * layout.unit_bytes, 9).unwrap();
+    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
+    sim.set_open_loop(true);
+    let err = sim.run().err().expect("lost data must fail the oracle");
+    assert!(err.to_string().starts_with("integrity oracle:"), "{err}");
+    // Every reclaim policy: the same reads, nothing uncorrectable, nothing lost.
+    for policy in ["read_count", "error_based", "hinted"] {
+        let p = format!("reliability.read_reclaim=\"{policy}\"");
+        let out = run_with(
+            &drive(&long(&[&p, "reliability.read_count_threshold=1500", "reliability.hints=[{budget_us=100000}]"])),
+            read_only.clone(),
+        );
+        let r = &out.summary.reliability;
+        assert_eq!(r.uncorrectable_reads, 0, "{policy}");
+        assert!(r.reclaimed_blocks > 0, "{policy}");
+        assert!(out.summary.integrity.checks > 100_000, "{policy}");
+    }
+}
+
+#[test]
+fn read_count_reclaims_at_its_threshold() {
+    // Closed form: a block is reclaimed when its reads reach T, so with n host page reads
+    // over B blocks, n/T - B <= reclaims <= n/T.
+    let t = 400u64;
+    let sets: Vec<String> = vec![
+        "geometry.channels=1".into(),
+        "geometry.ways=1".into(),
+        "geometry.planes=2".into(),
+        "geometry.blocks_per_plane=32".into(),
+        "geometry.pages_per_block=32".into(),
+        "flash.page_size=16384".into(),
+        "capacity.overprovisioning=0.3".into(),
+        "reliability.read_reclaim=\"read_count\"".into(),
+        format!("reliability.read_count_threshold={t}"),
+        "ftl.integrity_oracle=true".into(),
+        "workload.read_ratio=1.0".into(),
+        "run.until=\"requests:200000\"".into(),
+    ];
+    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let s = common::run(&refs).summary;
+    let n = s.flash.page_reads_by_cause.get(Cause::Host);
+    let reclaims = s.reliability.reclaimed_blocks;
+    assert!(reclaims <= n / t && reclaims + 64 >= n / t, "{reclaims} reclaims for {n} reads");
+    assert_eq!(s.reliability.model, "none");
+    assert_eq!(s.reliability.uncorrectable_reads, 0);
+    assert!(s.flash.page_programs_by_cause.get(Cause::Reclaim) > 0);
+}
+
+/// One read of one page, then nothing.
+struct OneRead(bool);
+
+impl Workload for OneRead {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        if std::mem::replace(&mut self.0, true) {
+            return Ok(None);
+        }
+        Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Read, offset: 0, size: 16384, stream: 0 }))
+    }
+}
+
+#[test]
+fn a_read_costs_one_sensing_and_transfer_per_retry_step() {
+    // Latency of a read on an idle drive: (steps + 1) * (tR + transfer) + command + host
+    // transfer, with the steps from the ECC tail at the model's RBER (page factor 1).
+    let p = PowerLawParams::tlc_3d();
+    let retry = ReadRetry::new(ReadRetryParams::default(), EccParams::default().for_page(16384)).unwrap();
+    for base_cycles in [1000u32, 6000, 9000, 14000] {
+        let rber = PowerLawRber::new(p.clone()).unwrap().terms(base_cycles as f64, 0.0, 0.0).total();
+        let steps = retry.steps_needed(rber).expect("correctable");
+        let sets: Vec<String> = vec![
+            "geometry.channels=1".into(),
+            "geometry.ways=1".into(),
+            "geometry.blocks_per_plane=32".into(),
+            "geometry.pages_per_block=32".into(),
+            "flash.page_size=16384".into(),
+            "capacity.overprovisioning=0.3".into(),
+            "ftl.precondition=\"full\"".into(),
+            "reliability.model=\"power_law\"".into(),
+            "reliability.page_sigma=0".into(),
+            format!("reliability.base_cycles={base_cycles}"),
+            "run.until=\"end\"".into(),
+        ];
+        let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let mut sim = Simulator::with_workload(common::config(&refs), Box::new(OneRead(false))).unwrap();
+        sim.set_open_loop(true);
+        let s = sim.run().unwrap().summary;
+        // Defaults: TLC tR 150 us, 400 MB/s channel (40,960 ns), 600 MB/s link + 2 us.
+        let attempt = 150_000 + 16384 * 2500 / 1000;
+        let host = 2_000 + 16384 * 1667 / 1000;
+        let want = ((steps as u64 + 1) * attempt + host) as f64 / 1000.0;
+        assert!(
+            (s.latency_us.read.max - want).abs() / want < 0.002,
+            "{base_cycles}: {} vs {want}",
+            s.latency_us.read.max
+        );
+        assert_eq!(s.reliability.retry_steps_histogram[steps as usize], 1);
+        assert_eq!(s.reliability.read_retries_by_cause.get(Cause::Host), steps as u64);
+    }
+}
