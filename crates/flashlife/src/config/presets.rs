@@ -24,7 +24,19 @@ macro_rules! presets {
     };
 }
 
-presets!("default", "tiny", "bench-16g");
+presets!(
+    "default",
+    "tiny",
+    "bench-16g",
+    "baseline-synthetic-tlc",
+    "zombie-synthetic-tlc",
+    "baseline-synthetic-mlc",
+    "zombie-synthetic-mlc",
+    "baseline-trace-tlc",
+    "zombie-trace-tlc",
+    "baseline-trace-mlc",
+    "zombie-trace-mlc",
+);
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Option<&'static Preset> {

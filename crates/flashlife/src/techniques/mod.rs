@@ -3,3 +3,4 @@
 
 pub mod bpht;
 pub mod wom;
+pub mod zombie;
