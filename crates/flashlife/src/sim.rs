@@ -16,7 +16,8 @@ use crate::config::{Config, Interval, StopCondition};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::failure::{FailureModel, InjectedFailures};
-use crate::flash::wear::FixedPeLimit;
+use crate::flash::oxide::OxideWear;
+use crate::flash::wear::{FixedPeLimit, WearModel};
 use crate::flash::{BitMode, FlashArray, Geometry};
 use crate::ftl::read_model;
 use crate::ftl::{Ftl, Layout};
@@ -41,6 +42,65 @@ pub fn stream_seed(master: u64, name: &str) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// The flash array a configuration describes: geometry, wear model, failure model.
+pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
+    let geo = Geometry::new(&cfg.geometry);
+    let wear: Box<dyn WearModel> = match cfg.flash.wear_model.as_str() {
+        "oxide" => Box::new(OxideWear::new(&cfg.flash.wear, geo.blocks() as usize, stream_seed(cfg.seed, "wear"))?),
+        _ => Box::new(FixedPeLimit::new(BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit))),
+    };
+    let f = &cfg.failures;
+    let injected = InjectedFailures::new(
+        stream_seed(cfg.seed, "failures"),
+        f.program_fail_rate,
+        f.erase_fail_rate,
+        &f.program_fail_at,
+    );
+    let failures: Option<Box<dyn FailureModel>> = if injected.is_inert() { None } else { Some(Box::new(injected)) };
+    Ok(FlashArray::new(geo, &cfg.flash, wear, failures))
+}
+
+/// The engine's resource timelines for a configuration's geometry and links.
+fn build_engine(cfg: &Config, geo: &Geometry) -> Engine {
+    let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
+    Engine::new(
+        cfg.ftl.timing,
+        cfg.host.link_mb_per_s,
+        cfg.host.command_overhead_us,
+        cfg.flash.channel_mb_per_s,
+        geo.channels,
+        die_channel,
+    )
+}
+
+/// A pristine block FTL (flash array and engine included) with the techniques the
+/// configuration turns on (read model, second writes), not preconditioned: for tests and
+/// tools that drive the FTL directly.
+pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
+    let flash = build_flash(cfg)?;
+    let engine = build_engine(cfg, &flash.geo);
+    let mut ftl = Ftl::new(cfg, flash, engine)?;
+    let reads = read_model::build(cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
+    ftl.set_read_model(reads);
+    if cfg.reusable.enabled {
+        let technique = crate::techniques::reusable::ReusableSsd::new(cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
+        ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
+    }
+    Ok(ftl)
+}
+
+/// The drive `host.interface` asks for: the block FTL, or an open-channel host FTL over a
+/// physically addressed device.
+pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
+    if cfg.host.interface == "open_channel" {
+        let flash = build_flash(cfg)?;
+        let engine = build_engine(cfg, &flash.geo);
+        Ok(Box::new(OpenChannel::new(cfg, flash, engine)?))
+    } else {
+        Ok(Box::new(build_ftl(cfg)?))
+    }
 }
 
 /// Everything a finished run produced.
@@ -89,39 +149,7 @@ impl Simulator {
                 ));
             }
         }
-        let geo = Geometry::new(&cfg.geometry);
-        let limits = BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit);
-        let f = &cfg.failures;
-        let injected = InjectedFailures::new(
-            stream_seed(cfg.seed, "failures"),
-            f.program_fail_rate,
-            f.erase_fail_rate,
-            &f.program_fail_at,
-        );
-        let failures: Option<Box<dyn FailureModel>> = if injected.is_inert() { None } else { Some(Box::new(injected)) };
-        let flash = FlashArray::new(geo, &cfg.flash, Box::new(FixedPeLimit::new(limits)), failures);
-        let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
-        let engine = Engine::new(
-            cfg.ftl.timing,
-            cfg.host.link_mb_per_s,
-            cfg.host.command_overhead_us,
-            cfg.flash.channel_mb_per_s,
-            geo.channels,
-            die_channel,
-        );
-        let mut ftl: Box<dyn Drive> = if cfg.host.interface == "open_channel" {
-            Box::new(OpenChannel::new(&cfg, flash, engine)?)
-        } else {
-            let mut ftl = Ftl::new(&cfg, flash, engine)?;
-            let reads = read_model::build(&cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
-            ftl.set_read_model(reads);
-            if cfg.reusable.enabled {
-                let technique =
-                    crate::techniques::reusable::ReusableSsd::new(&cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
-                ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
-            }
-            Box::new(ftl)
-        };
+        let mut ftl = build_drive(&cfg)?;
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
         let before = ftl.counters().host_unit_writes;
@@ -365,6 +393,7 @@ impl Simulator {
                 host_bytes_written: host.write_bytes,
                 drive_writes: host.write_bytes as f64 / logical_bytes as f64,
                 dead_blocks: self.ftl.dead_blocks(),
+                mode_switches: c.mode_switches,
                 blocks_by_mode: BitMode::ALL.iter().map(|m| (m.name(), by_mode[m.index()])).collect(),
                 erase_count: ErasesSummary {
                     min: counts.iter().copied().min().unwrap_or(0),

@@ -17,6 +17,8 @@ pub use reliability::{ReadHint, ReliabilityConfig};
 
 use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
+use crate::flash::oxide::OxideParams;
+use crate::techniques::zombie::ZombieConfig;
 use crate::workload::WorkloadConfig;
 
 /// The whole, resolved configuration of a run.
@@ -39,6 +41,7 @@ pub struct Config {
     pub stats: StatsConfig,
     pub reusable: ReusableConfig,
     pub reliability: ReliabilityConfig,
+    pub zombie: ZombieConfig,
 }
 
 impl Default for Config {
@@ -59,6 +62,7 @@ impl Default for Config {
             stats: StatsConfig::default(),
             reusable: ReusableConfig::default(),
             reliability: ReliabilityConfig::default(),
+            zombie: ZombieConfig::default(),
         }
     }
 }
@@ -97,10 +101,16 @@ pub struct FlashConfig {
     pub page_size: u64,
     /// Channel bus bandwidth in MB/s (10^6 bytes per second).
     pub channel_mb_per_s: f64,
-    /// Wear model: `fixed` (a P/E limit per mode, `flash.<mode>.pe_limit`).
+    /// Wear model: `fixed` (a P/E limit per mode, `flash.<mode>.pe_limit`) or `oxide`
+    /// (ZombieNAND's oxide-stress model, parameters in `[flash.wear]`; the trapped charge
+    /// carries over across a bit-mode change).
     pub wear_model: String,
-    /// What happens to a block found worn out at erase: `retire`.
+    /// What happens to a block found worn out at erase: `retire`, or `drop_bit` (ZombieNAND:
+    /// the block continues with one bit per cell fewer, TLC -> MLC -> SLC; a worn-out SLC
+    /// block retires). With `drop_bit` the mapping unit defaults to the SLC page.
     pub end_of_life: String,
+    /// Oxide-stress wear model parameters, for `wear_model = "oxide"` (see `docs/models/wear.md`).
+    pub wear: OxideParams,
     pub slc: ModeParams,
     pub mlc: ModeParams,
     pub tlc: ModeParams,
@@ -115,6 +125,7 @@ impl Default for FlashConfig {
             channel_mb_per_s: 400.0,
             wear_model: "fixed".into(),
             end_of_life: "retire".into(),
+            wear: OxideParams::default(),
             slc: ModeParams::default_for(BitMode::Slc),
             mlc: ModeParams::default_for(BitMode::Mlc),
             tlc: ModeParams::default_for(BitMode::Tlc),
@@ -131,6 +142,15 @@ impl FlashConfig {
             BitMode::Mlc => &self.mlc,
             BitMode::Tlc => &self.tlc,
             BitMode::Qlc => &self.qlc,
+        }
+    }
+
+    /// Bytes a page holds at `mode`: `flash.<mode>.page_size` when set, else `page_size`
+    /// scaled by bits per cell relative to the starting mode.
+    pub fn page_bytes(&self, mode: BitMode) -> u64 {
+        match self.mode(mode).page_size {
+            0 => self.page_size * mode.bits() as u64 / self.bit_mode.bits() as u64,
+            explicit => explicit,
         }
     }
 }
@@ -584,7 +604,7 @@ fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 /// Victim policy names understood by `gc.victim`.
-pub const VICTIM_POLICIES: &[&str] = &["greedy", "fifo", "cost_benefit", "random"];
+pub const VICTIM_POLICIES: &[&str] = &["greedy", "fifo", "cost_benefit", "random", "zombie"];
 
 impl Config {
     /// Check every range and cross-key constraint; the error names the key.
@@ -604,8 +624,17 @@ impl Config {
             return Err(Error::config("flash.page_size", f.page_size, "a multiple of 512 bytes"));
         }
         positive_f("flash.channel_mb_per_s", f.channel_mb_per_s)?;
-        one_of("flash.wear_model", &f.wear_model, &["fixed"])?;
-        one_of("flash.end_of_life", &f.end_of_life, &["retire"])?;
+        one_of("flash.wear_model", &f.wear_model, &["fixed", "oxide"])?;
+        one_of("flash.end_of_life", &f.end_of_life, &["retire", "drop_bit"])?;
+        f.wear.validate()?;
+        let native = f.mode(f.bit_mode).page_size;
+        if native != 0 && native != f.page_size {
+            return Err(Error::config(
+                format!("flash.{}.page_size", f.bit_mode.name()),
+                native,
+                format!("0 or flash.page_size ({}) for the starting mode", f.page_size),
+            ));
+        }
         for mode in BitMode::ALL {
             let m = f.mode(mode);
             let key = |k: &str| format!("flash.{}.{}", mode.name(), k);
@@ -615,6 +644,9 @@ impl Config {
                 }
             }
             positive(&key("pe_limit"), m.pe_limit)?;
+            if m.page_size != 0 && !m.page_size.is_multiple_of(512) {
+                return Err(Error::config(key("page_size"), m.page_size, "0 (scale by bits) or a multiple of 512"));
+            }
             for (k, list) in [
                 ("read_us_by_page_type", &m.read_us_by_page_type),
                 ("program_us_by_page_type", &m.program_us_by_page_type),
@@ -720,6 +752,7 @@ impl Config {
             return Err(Error::config("geometry", blocks * g.pages_per_block as u64, "fewer than 2^30 pages in all"));
         }
         self.workload.validate()?;
+        self.zombie.validate()?;
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;

@@ -32,7 +32,15 @@ presets!(
     "ftpassd-small",
     "reusable-small",
     "reusable-medium",
-    "reusable-large"
+    "reusable-large",
+    "baseline-synthetic-tlc",
+    "zombie-synthetic-tlc",
+    "baseline-synthetic-mlc",
+    "zombie-synthetic-mlc",
+    "baseline-trace-tlc",
+    "zombie-trace-tlc",
+    "baseline-trace-mlc",
+    "zombie-trace-mlc",
 );
 
 /// The preset called `name`.

@@ -52,7 +52,7 @@ fn us_to_ns(us: f64) -> u64 {
 pub struct FlashArray {
     pub geo: Geometry,
     native: BitMode,
-    native_page_bytes: u64,
+    page_bytes: [u64; 4],
     mode: Vec<BitMode>,
     erase_count: Vec<u32>,
     next_page: Vec<u32>,
@@ -92,7 +92,7 @@ impl FlashArray {
         FlashArray {
             geo,
             native: cfg.bit_mode,
-            native_page_bytes: cfg.page_size,
+            page_bytes: BitMode::ALL.map(|m| cfg.page_bytes(m)),
             mode: vec![cfg.bit_mode; n],
             erase_count: vec![0; n],
             next_page: vec![0; n],
@@ -110,10 +110,10 @@ impl FlashArray {
         self.native
     }
 
-    /// Bytes a page holds at `mode`: the native page size scaled by bits per cell.
+    /// Bytes a page holds at `mode` (see [`FlashConfig::page_bytes`]).
     #[inline]
     pub fn page_bytes(&self, mode: BitMode) -> u64 {
-        self.native_page_bytes * mode.bits() as u64 / self.native.bits() as u64
+        self.page_bytes[mode.index()]
     }
 
     #[inline]

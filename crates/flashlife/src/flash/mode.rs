@@ -73,6 +73,9 @@ pub struct ModeParams {
     pub read_us_by_page_type: Vec<f64>,
     /// Optional program times by page type, as `read_us_by_page_type`.
     pub program_us_by_page_type: Vec<f64>,
+    /// Bytes a page holds at this mode; 0 (the default) scales `flash.page_size` by bits per
+    /// cell. ZombieNAND's Table I uses SLC 2048, MLC 4096, TLC 8192 (from three datasheets).
+    pub page_size: u64,
 }
 
 impl ModeParams {
@@ -91,6 +94,7 @@ impl ModeParams {
             pe_limit,
             read_us_by_page_type: Vec::new(),
             program_us_by_page_type: Vec::new(),
+            page_size: 0,
         }
     }
 }

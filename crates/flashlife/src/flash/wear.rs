@@ -1,6 +1,7 @@
 //! Wear models: when is a block worn out at its bit mode?
 
 use super::mode::BitMode;
+use super::oxide::OxideWear;
 
 /// Decides wear-out from a block's program/erase cycles. Implementations keep any per-block
 /// state they need (variation, trapped charge); cycles are counted by the flash array and
@@ -38,5 +39,23 @@ impl WearModel for FixedPeLimit {
 
     fn rated_cycles(&self, mode: BitMode) -> f64 {
         self.limits[mode.index()] as f64
+    }
+}
+
+/// The oxide-stress model (ZombieNAND's Algorithm 1) as a wear model. The cycle count comes
+/// from the flash array (it carries over across a bit-mode change, as the trapped charge
+/// belongs to the cells); the per-block, per-mode death limits come from [`OxideWear`].
+impl WearModel for OxideWear {
+    #[inline]
+    fn is_worn_out(&self, block: u32, cycles: u32, mode: BitMode) -> bool {
+        cycles > self.death_limit(block as usize, mode.bits() as u8)
+    }
+
+    fn remaining_cycles(&self, block: u32, cycles: u32, mode: BitMode) -> f64 {
+        self.death_limit(block as usize, mode.bits() as u8).saturating_sub(cycles) as f64
+    }
+
+    fn rated_cycles(&self, mode: BitMode) -> f64 {
+        self.params().endurance.for_bits(mode.bits() as u8).unwrap_or(1) as f64
     }
 }

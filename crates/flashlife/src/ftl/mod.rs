@@ -21,6 +21,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
+use crate::techniques::zombie::{DropBit, ZombieVictim};
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
@@ -163,7 +164,7 @@ impl Layout {
         let geo = Geometry::new(&cfg.geometry);
         let native = cfg.flash.bit_mode;
         let lowest = if cfg.flash.end_of_life == "retire" { native } else { BitMode::Slc };
-        let smallest_page = cfg.flash.page_size * lowest.bits() as u64 / native.bits() as u64;
+        let smallest_page = cfg.flash.page_bytes(lowest);
         let unit_bytes = if cfg.ftl.mapping_unit == 0 { smallest_page } else { cfg.ftl.mapping_unit };
         if !smallest_page.is_multiple_of(unit_bytes) || smallest_page < unit_bytes {
             return Err(Error::config(
@@ -171,6 +172,21 @@ impl Layout {
                 unit_bytes,
                 format!("a divisor of the smallest page size the drive reaches ({smallest_page} bytes)"),
             ));
+        }
+        // Every mode a block can reach must hold whole units (e.g. a 16 KiB TLC page scaled by
+        // bits per cell gives a 5461-byte SLC page: set `flash.<mode>.page_size`).
+        for bits in lowest.bits()..=native.bits() {
+            let mode = BitMode::from_bits(bits).unwrap_or(native);
+            let page = cfg.flash.page_bytes(mode);
+            if page == 0 || !page.is_multiple_of(unit_bytes) || page > cfg.flash.page_size {
+                return Err(Error::config(
+                    format!("flash.{}.page_size", mode.name()),
+                    page,
+                    format!(
+                        "a multiple of the mapping unit ({unit_bytes} bytes), at most flash.page_size, for every mode a block can reach"
+                    ),
+                ));
+            }
         }
         let upp = cfg.flash.page_size / unit_bytes;
         let physical_units = geo.pages() * upp;
@@ -221,7 +237,14 @@ impl Ftl {
             })
             .collect();
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
-        let victim = victim::build(&cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?;
+        let victim: Box<dyn VictimPolicy> = match cfg.gc.victim.as_str() {
+            "zombie" => Box::new(ZombieVictim::new(cfg, &flash, upp_by_mode.map(|u| u * geo.pages_per_block))),
+            name => victim::build(name, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
+        };
+        let end_of_life: Box<dyn EndOfLifePolicy> = match cfg.flash.end_of_life.as_str() {
+            "drop_bit" => Box::new(DropBit),
+            _ => Box::new(RetireWornOut),
+        };
         let wl: Box<dyn WearLeveling> = if cfg.wear_leveling.enabled {
             Box::new(ThresholdWearLeveling { threshold: cfg.wear_leveling.threshold })
         } else {
@@ -259,7 +282,7 @@ impl Ftl {
             stripe_pos: 0,
             victim,
             wl,
-            end_of_life: Box::new(RetireWornOut),
+            end_of_life,
             oracle,
             counters: FlashCounters::default(),
             retire_queue: Vec::new(),
@@ -798,6 +821,7 @@ impl Ftl {
                 self.counters.worn_out_blocks += 1;
                 match self.end_of_life.next_mode(block, mode) {
                     Some(next) => {
+                        self.counters.mode_switches += 1;
                         self.flash.set_mode(block, next);
                         let cap = self.geo.pages_per_block * self.upp_by_mode[next.index()];
                         self.live_units = self.live_units - self.capacity[block as usize] as u64 + cap as u64;
@@ -808,6 +832,10 @@ impl Ftl {
                     None => self.retire(block),
                 }
             }
+        }
+        if self.state[block as usize] != BlockState::Retired {
+            let life = self.flash.remaining_cycles(block);
+            self.victim.erased(block, plane, self.capacity[block as usize], life);
         }
         done
     }
@@ -846,6 +874,7 @@ impl Ftl {
         let p = &mut self.pools[plane as usize];
         p.live_blocks -= 1;
         p.erase_sum -= self.flash.erase_count(block) as u64;
+        self.victim.erased(block, plane, 0, 0.0);
         self.check_capacity();
     }
 

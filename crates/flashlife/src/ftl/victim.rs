@@ -42,6 +42,10 @@ pub trait VictimPolicy: Send {
     /// Choose a victim in `pool`, preferring ones `accept` takes; the choice stays a
     /// candidate until `remove` is called.
     fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32>;
+    /// `block` of pool `pool` was erased: it now holds `capacity` units at its (possibly new)
+    /// bit mode and can take `remaining_life` more cycles; `capacity` 0: it was retired.
+    /// Policies that weigh wear (ZombieNAND) keep what they need; others ignore it.
+    fn erased(&mut self, _block: u32, _pool: u32, _capacity: u32, _remaining_life: f64) {}
     /// True when the first choice always holds the fewest valid units, so a choice with no
     /// invalid data means no candidate has any.
     fn chooses_least_valid(&self) -> bool {

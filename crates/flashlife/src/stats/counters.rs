@@ -89,6 +89,8 @@ pub struct FlashCounters {
     pub retired_blocks: u64,
     /// Blocks found worn out at erase.
     pub worn_out_blocks: u64,
+    /// Worn-out blocks that changed bit mode instead of retiring (ZombieNAND).
+    pub mode_switches: u64,
     /// Host reads served from the controller's buffer (an open page).
     pub buffer_hits: u64,
     /// Host reads of never-written units (answered with zeros, no flash access).

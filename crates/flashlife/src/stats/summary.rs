@@ -98,6 +98,8 @@ pub struct Lifetime {
     pub host_bytes_written: u64,
     pub drive_writes: f64,
     pub dead_blocks: u64,
+    /// Bit-mode changes of worn-out blocks (ZombieNAND's `drop_bit`).
+    pub mode_switches: u64,
     pub blocks_by_mode: BTreeMap<&'static str, u64>,
     pub erase_count: ErasesSummary,
     /// Mean erase count over the rated cycles of the starting mode.

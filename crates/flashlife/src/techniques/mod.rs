@@ -9,3 +9,4 @@ pub mod readrelax;
 pub mod reusable;
 pub mod wom;
 pub mod zipf;
+pub mod zombie;

@@ -1,0 +1,217 @@
+//! ZombieNAND: the oxide wear model calibrated against the paper's endurance figures, bit-mode
+//! drops only at death, Table I page sizes and latencies, nothing lost across mode changes
+//! through a whole lifetime, and the lifetime trends of the paper's synthetic grid (small).
+
+use flashlife::flash::oxide::OxideParams;
+use flashlife::flash::{BitMode, EraseStatus};
+use flashlife::ftl::{BlockState, Layout};
+use flashlife::sim::{build_flash, build_ftl};
+use flashlife::{Config, ConfigBuilder, Simulator};
+
+fn preset(name: &str, sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::new().preset(name).unwrap();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The CI scale: the synthetic element with 32 pages per block and every endurance / 10
+/// (the oxide thresholds are calibrated from them, so the ratios between modes stay).
+const SMALL: &[&str] = &[
+    "geometry.pages_per_block=32",
+    "flash.wear.endurance.slc=7500",
+    "flash.wear.endurance.mlc=600",
+    "flash.wear.endurance.tlc=100",
+    "flash.wear.endurance.qlc=30",
+    "ftl.timing=false",
+    "run.progress=\"off\"",
+];
+
+/// Erase `block` until the wear model finds it dead at its mode; returns its erase count then.
+fn erase_to_death(flash: &mut flashlife::flash::FlashArray, block: u32) -> u32 {
+    loop {
+        match flash.erase(block) {
+            EraseStatus::Ok => {}
+            EraseStatus::WornOut => return flash.erase_count(block),
+            EraseStatus::Failed => panic!("no failures configured"),
+        }
+    }
+}
+
+#[test]
+fn unswitched_blocks_die_at_the_papers_endurance_within_one_percent() {
+    let cfg = preset("zombie-synthetic-tlc", &[]);
+    let mut flash = build_flash(&cfg).unwrap();
+    // Section IV-B: SLC, MLC and TLC blocks that never switch die at ~75,000, 6,000, 1,000.
+    for (block, mode, rated) in [(0, BitMode::Slc, 75_000.0), (1, BitMode::Mlc, 6_000.0), (2, BitMode::Tlc, 1_000.0)] {
+        flash.set_mode(block, mode);
+        let died = erase_to_death(&mut flash, block) as f64;
+        assert!((died - rated).abs() <= 0.01 * rated, "{mode:?}: dead after {died} erases, rated {rated}");
+    }
+}
+
+#[test]
+fn trapped_charge_carries_over_a_mode_switch() {
+    let cfg = preset("zombie-synthetic-tlc", &[]);
+    let mut flash = build_flash(&cfg).unwrap();
+    let tlc = erase_to_death(&mut flash, 5);
+    flash.set_mode(5, BitMode::Mlc);
+    // A block-erase counter restarted at the switch would promise 6,000 more MLC cycles
+    // (Section IV-A); the trapped charge leaves only what an MLC block has after `tlc` cycles.
+    let left = flash.remaining_cycles(5);
+    assert!((left - (6_000.0 - tlc as f64)).abs() <= 60.0, "MLC life left after {tlc} TLC cycles: {left}");
+    let mlc = erase_to_death(&mut flash, 5);
+    assert!((mlc as f64 - 6_000.0).abs() <= 60.0, "MLC death at {mlc} cycles in all");
+    flash.set_mode(5, BitMode::Slc);
+    let slc = erase_to_death(&mut flash, 5);
+    assert!((slc as f64 - 75_000.0).abs() <= 750.0, "SLC death at {slc} cycles in all");
+    // The shift itself is a function of the cycles only (Algorithm 1).
+    let p = OxideParams::default();
+    let shift = flashlife::flash::oxide::voltage_shift(mlc as f64, &p);
+    assert!(shift > p.threshold(2).unwrap() && shift < p.threshold(1).unwrap());
+}
+
+#[test]
+fn page_sizes_and_latencies_follow_table_1() {
+    let cfg = preset("zombie-synthetic-tlc", &[]);
+    let flash = build_flash(&cfg).unwrap();
+    // (mode, page bytes, read us, program us, erase us), Table I.
+    for (mode, bytes, r, w, e) in [
+        (BitMode::Slc, 2048, 25, 200, 1500),
+        (BitMode::Mlc, 4096, 50, 500, 1500),
+        (BitMode::Tlc, 8192, 150, 1000, 3000),
+    ] {
+        assert_eq!(flash.page_bytes(mode), bytes, "{mode:?}");
+        assert_eq!(flash.read_ns(mode, 0), r * 1000, "{mode:?}");
+        assert_eq!(flash.program_ns(mode, 0), w * 1000, "{mode:?}");
+        assert_eq!(flash.erase_ns(mode), e * 1000, "{mode:?}");
+    }
+    assert_eq!(Layout::of(&cfg).unwrap().unit_bytes, 2048, "the SLC page is the mapping unit");
+    // Scaling a 16 KiB TLC page by bits per cell gives no whole SLC page: refused, by key.
+    let bad = ConfigBuilder::new()
+        .set("flash.end_of_life=\"drop_bit\"")
+        .and_then(|b| b.build())
+        .and_then(|c| Layout::of(&c).map(|_| ()));
+    assert!(bad.is_err_and(|e| e.to_string().contains("page_size")));
+}
+
+/// Per-block evidence that no block changed mode before dying at the mode above.
+fn check_switches(ftl: &flashlife::ftl::Ftl, cfg: &Config) -> (u64, u64) {
+    let native = cfg.flash.bit_mode;
+    let death = |bits: u32| cfg.flash.wear.death_cycles(bits as u8).unwrap();
+    let (mut expected, mut switched) = (0u64, 0u64);
+    for b in 0..ftl.geo.blocks() {
+        let mode = ftl.flash.mode(b);
+        let retired = ftl.block_state(b) == BlockState::Retired;
+        // A worn-out SLC block retires after two switches (TLC start); no failures here.
+        let lowest_reached = if retired { 0 } else { mode.bits() };
+        for bits in (lowest_reached + 1)..=native.bits() {
+            let cycles = ftl.flash.erase_count(b) as f64;
+            assert!(cycles >= death(bits) - 1.0, "block {b} left {bits}-bit mode after only {cycles} cycles");
+        }
+        let steps = (native.bits() - lowest_reached.max(1)) as u64;
+        expected += steps;
+        switched += (steps > 0) as u64;
+    }
+    assert_eq!(ftl.counters.mode_switches, expected, "every switch accounted for by a block's mode");
+    (expected, switched)
+}
+
+#[test]
+fn a_whole_zombie_lifetime_loses_nothing_and_never_switches_early() {
+    use rand::{Rng, SeedableRng};
+    let sets = [SMALL, &["capacity.reserve=0.3", "ftl.integrity_oracle=true"]].concat();
+    let cfg = preset("zombie-synthetic-tlc", &sets);
+    let mut ftl = build_ftl(&cfg).unwrap();
+    ftl.precondition(true, 0.0, 7);
+    let units = ftl.logical_units();
+    let hot = units / 5; // writes over 20% of the drive: many blocks reach SLC
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+    let mut ops = 0u64;
+    while ftl.death().is_none() {
+        // 8 KiB requests (4 SLC-page units): they span zombie and normal pages and blocks.
+        let first = rng.gen_range(0..hot - 4);
+        if rng.gen_bool(0.3) {
+            ftl.read(first, 4, 0);
+        } else {
+            ftl.write(first, 4, 0);
+        }
+        ops += 1;
+        assert!(ops < 50_000_000, "the drive must die");
+        assert_eq!(ftl.integrity_violation(), None);
+    }
+    let reason = ftl.death().unwrap().to_string();
+    // Death when the live blocks no longer hold the logical space plus the GC high watermark.
+    assert!(reason.contains("GC reserve"), "{reason}");
+    let (live, need) = ftl.capacity_units();
+    assert!(live < need && live + 4 * 32 >= need, "died at the threshold: {live} of {need}");
+    let (switches, switched_blocks) = check_switches(&ftl, &cfg);
+    assert!(switches > 40, "many switches: {switches}");
+    let modes = ftl.blocks_by_mode();
+    assert!(modes[0] > 0 && modes[1] > 0, "SLC and MLC zombies: {modes:?}");
+    assert!(switched_blocks > 0);
+    // Everything still readable after the last mode change (the unit a dying drive could
+    // not place is its death, not a loss).
+    assert!(ftl.integrity_checks() > 100_000);
+}
+
+/// (baseline, zombie) host bytes written until death for one grid point.
+fn lifetimes(mode: &str, reserve: f64, ws: f64) -> (u64, u64, u64) {
+    let run = |variant: &str| {
+        let extra = [format!("capacity.reserve={reserve}"), format!("workload.working_set={ws}")];
+        let sets: Vec<&str> = SMALL.iter().copied().chain(extra.iter().map(String::as_str)).collect();
+        let cfg = preset(&format!("{variant}-synthetic-{mode}"), &[&sets[..], &["workload.read_ratio=0.5"]].concat());
+        Simulator::new(cfg).and_then(|s| s.run()).unwrap().summary
+    };
+    let (b, z) = (run("baseline"), run("zombie"));
+    assert!(b.lifetime.dead && z.lifetime.dead);
+    assert_eq!(b.lifetime.mode_switches, 0);
+    (b.lifetime.host_bytes_written, z.lifetime.host_bytes_written, z.lifetime.mode_switches)
+}
+
+#[test]
+fn small_grid_lifetime_trends() {
+    let points: Vec<(&str, f64, f64)> = ["tlc", "mlc"]
+        .iter()
+        .flat_map(|&m| [0.07, 0.15, 0.3].into_iter().flat_map(move |r| [0.1, 1.0].into_iter().map(move |w| (m, r, w))))
+        .collect();
+    let results: Vec<((&str, f64, f64), f64, u64)> = std::thread::scope(|s| {
+        let half = points.len() / 2;
+        let run = |ps: &[(&'static str, f64, f64)]| {
+            ps.iter()
+                .map(|&p| {
+                    let (b, z, sw) = lifetimes(p.0, p.1, p.2);
+                    (p, z as f64 / b as f64, sw)
+                })
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = points.split_at(half);
+        let h = s.spawn(move || run(a));
+        let mut r = run(b);
+        r.extend(h.join().unwrap());
+        r
+    });
+    let ratio = |m: &str, r: f64, w: f64| results.iter().find(|x| x.0 == (m, r, w)).unwrap().1;
+    for (p, q, sw) in &results {
+        println!("{p:?}: zombie / baseline lifetime {q:.3} ({sw} switches)");
+    }
+    // Never (materially) below the baseline. The early-switch pool costs some spare capacity
+    // when it cannot pay off (low reserve, large working set): measured at most ~2% here,
+    // while the baseline varies by ~1% from seed to seed.
+    for (p, q, _) in &results {
+        assert!(*q >= 0.97, "{p:?}: zombie lifetime {q:.3} of the baseline");
+    }
+    for m in ["tlc", "mlc"] {
+        // Gains grow with the reserve (small working set) ...
+        assert!(ratio(m, 0.3, 0.1) > 2.0, "{m}: large reserve, small working set: {}", ratio(m, 0.3, 0.1));
+        assert!(ratio(m, 0.3, 0.1) > ratio(m, 0.15, 0.1) + 1.0);
+        // ... and shrink with the working set.
+        assert!(ratio(m, 0.3, 0.1) > ratio(m, 0.3, 1.0) + 1.0);
+        assert!(ratio(m, 0.3, 1.0) < 1.1, "{m}: whole-drive working set: {}", ratio(m, 0.3, 1.0));
+    }
+    // TLC: negligible at low reserve (the paper: no change below ~13%), large at high reserve.
+    for w in [0.1, 1.0] {
+        assert!(ratio("tlc", 0.07, w) < 1.05, "tlc 7% reserve: {}", ratio("tlc", 0.07, w));
+    }
+}
