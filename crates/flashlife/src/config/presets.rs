@@ -24,7 +24,7 @@ macro_rules! presets {
     };
 }
 
-presets!("default", "tiny", "bench-16g");
+presets!("default", "tiny", "bench-16g", "salvage-table1", "salvage-small");
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Option<&'static Preset> {
