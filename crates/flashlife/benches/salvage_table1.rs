@@ -36,7 +36,10 @@ fn main() -> flashlife::Result<()> {
     let fill_ops = sim.ftl().flash.geo.pages(); // upper bound reference only
     let out = sim.run()?;
     let s = &out.summary;
-    println!("drive: {pages} pages ({:.1} GiB raw), policy {policy}", s.capacity.physical_bytes as f64 / (1u64 << 30) as f64);
+    println!(
+        "drive: {pages} pages ({:.1} GiB raw), policy {policy}",
+        s.capacity.physical_bytes as f64 / (1u64 << 30) as f64
+    );
     println!("fill (fast-forward): {fill_s:.1} s for {fill_ops} pages");
     println!(
         "timed run: {} requests, {} page ops in {:.1} s wall = {:.2} M page ops/s",
