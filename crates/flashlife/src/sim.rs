@@ -17,6 +17,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::oxide::OxideWear;
+use crate::flash::page_errors::{AnyOf, LognormalPageErrors};
 use crate::flash::wear::{FixedPeLimit, WearModel};
 use crate::flash::{BitMode, FlashArray, Geometry};
 use crate::ftl::read_model;
@@ -58,7 +59,21 @@ pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
         f.erase_fail_rate,
         &f.program_fail_at,
     );
-    let failures: Option<Box<dyn FailureModel>> = if injected.is_inert() { None } else { Some(Box::new(injected)) };
+    let mut models: Vec<Box<dyn FailureModel>> = Vec::new();
+    if f.model == "lognormal" {
+        let page_bits = cfg.flash.page_size * 8;
+        let seed = stream_seed(cfg.seed, "page_errors");
+        models.push(Box::new(LognormalPageErrors::new(seed, f.rber, page_bits, f.sigma, f.exposure)));
+    }
+    if !injected.is_inert() {
+        models.push(Box::new(injected));
+    }
+    // No model at all lets the array skip the failure check on every program.
+    let failures: Option<Box<dyn FailureModel>> = match models.len() {
+        0 => None,
+        1 => models.pop(),
+        _ => Some(Box::new(AnyOf(models))),
+    };
     Ok(FlashArray::new(geo, &cfg.flash, wear, failures))
 }
 
@@ -351,6 +366,7 @@ impl Simulator {
             *hist.entry(x).or_insert(0u64) += 1;
         }
         let by_mode = self.ftl.blocks_by_mode();
+        let bad = self.ftl.as_ftl().map(Ftl::bad_block_stats).unwrap_or_default();
         let simulated = end.max(now);
         let secs = simulated as f64 / 1e9;
         let summary = Summary {
@@ -407,9 +423,16 @@ impl Simulator {
                 program: c.program_failures,
                 erase: c.erase_failures,
                 uncorrectable_reads: c.uncorrectable_reads,
-                bad_pages: 0,
+                bad_pages: bad.bad_pages,
                 retired_blocks: c.retired_blocks,
                 worn_out_blocks: c.worn_out_blocks,
+                bad_blocks: bad.bad_blocks,
+                bad_block_ratio: bad.bad_blocks as f64 / self.ftl.flash().geo.blocks().max(1) as f64,
+                salvaged_blocks: bad.salvaged_blocks,
+                skip_retries: bad.skip_retries,
+                rehomed_units: bad.rehomed_units,
+                bad_page_table: bad.table,
+                bad_page_table_peak_memory_bytes: bad.table_peak_memory_bytes,
             },
             integrity: Integrity {
                 oracle: self.cfg.ftl.integrity_oracle,

@@ -322,23 +322,45 @@ impl Default for WearLevelingConfig {
     }
 }
 
-/// `[failures]`: injected program and erase failures.
+/// `[failures]`: program and erase failures (injected, or from a page error model) and what the
+/// FTL does about them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FailureConfig {
+    /// Where program failures come from: `injected` (the rates and places below only) or
+    /// `lognormal` (the salvage paper's page error levels, `failures.rber`, `failures.sigma`,
+    /// `failures.exposure`; injected failures, if any are set, are added to it).
+    pub model: String,
+    /// For `lognormal`: the raw bit error rate whose page failure probability
+    /// `1 - (1 - rber)^(page bits)` is the mode of the page error levels. The salvage paper's
+    /// inputs: 1e-12, 5e-12, 1e-11, 3e-11, 5e-11, 1e-10.
+    pub rber: f64,
+    /// For `lognormal`: sigma of the page error levels (0.5, measured on 3D TLC).
+    pub sigma: f64,
+    /// For `lognormal`: programs of a page over which its error level is the probability that it
+    /// fails at least once; each program fails with `1 - (1 - level)^(1/exposure)`. Set it to
+    /// the programs a page gets over the experiment (precondition included) to reproduce the
+    /// paper's bad-block ratios (0.01% .. 1.5%, 0.45% at RBER 3e-11).
+    pub exposure: f64,
     /// Probability that any page program fails.
     pub program_fail_rate: f64,
     /// Probability that any block erase fails.
     pub erase_fail_rate: f64,
     /// Programs that fail, as `[block, page]` pairs, the first time each is programmed.
     pub program_fail_at: Vec<[u32; 2]>,
-    /// What a failed program does: `retire_block` (move the block's data, retire it).
+    /// What a failed program does: `retire_block` (move the block's data, retire it) or
+    /// `skip_page` (runtime bad-block salvage: record the page in the bad-page history table,
+    /// retry the write at the next good page of the block, skip bad pages from then on).
     pub on_program_failure: String,
 }
 
 impl Default for FailureConfig {
     fn default() -> Self {
         FailureConfig {
+            model: "injected".into(),
+            rber: 3e-11,
+            sigma: 0.5,
+            exposure: 1.0,
             program_fail_rate: 0.0,
             erase_fail_rate: 0.0,
             program_fail_at: Vec::new(),
@@ -737,7 +759,17 @@ impl Config {
                 return Err(Error::config(k, v, "a probability between 0 and 1"));
             }
         }
-        one_of("failures.on_program_failure", &fl.on_program_failure, &["retire_block"])?;
+        one_of("failures.on_program_failure", &fl.on_program_failure, crate::ftl::bad_block::PROGRAM_FAILURE_POLICIES)?;
+        one_of("failures.model", &fl.model, &["injected", "lognormal"])?;
+        if !(fl.rber.is_finite() && (0.0..=crate::flash::rber::MAX_RBER).contains(&fl.rber)) {
+            return Err(Error::config("failures.rber", fl.rber, "a bit error rate in [0, 0.5]"));
+        }
+        if !(fl.sigma.is_finite() && (0.0..=10.0).contains(&fl.sigma)) {
+            return Err(Error::config("failures.sigma", fl.sigma, "a number in [0, 10]"));
+        }
+        if !(fl.exposure.is_finite() && fl.exposure >= 1e-6) {
+            return Err(Error::config("failures.exposure", fl.exposure, "a positive number of programs"));
+        }
         let blocks = g.blocks_per_plane as u64 * g.planes as u64 * g.dies as u64 * g.ways as u64 * g.channels as u64;
         for &[b, p] in &fl.program_fail_at {
             if b as u64 >= blocks || p >= g.pages_per_block {

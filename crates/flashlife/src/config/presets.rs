@@ -41,6 +41,8 @@ presets!(
     "zombie-trace-tlc",
     "baseline-trace-mlc",
     "zombie-trace-mlc",
+    "salvage-table1",
+    "salvage-small",
 );
 
 /// The preset called `name`.

@@ -6,6 +6,7 @@ pub mod failure;
 pub mod geometry;
 pub mod mode;
 pub mod oxide;
+pub mod page_errors;
 pub mod rber;
 pub mod wear;
 

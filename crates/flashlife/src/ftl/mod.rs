@@ -8,6 +8,7 @@
 //! and slots back to logical units; everything else is per block. No allocation happens per
 //! page operation.
 
+pub mod bad_block;
 pub mod oracle;
 pub mod read_model;
 pub mod second_write;
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::zombie::{DropBit, ZombieVictim};
+use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
@@ -127,6 +129,9 @@ pub struct Ftl {
     victim: Box<dyn VictimPolicy>,
     wl: Box<dyn WearLeveling>,
     end_of_life: Box<dyn EndOfLifePolicy>,
+    /// What a failed program does and which pages allocation may use.
+    bad_blocks: Box<dyn BadBlockPolicy>,
+    salvage: SalvageState,
     oracle: Option<Oracle>,
     pub counters: FlashCounters,
     /// Blocks to retire, with the page whose data is still in the controller (failed program).
@@ -283,6 +288,8 @@ impl Ftl {
             victim,
             wl,
             end_of_life,
+            bad_blocks: bad_block::build(&cfg.failures.on_program_failure, blocks, geo.pages_per_block)?,
+            salvage: SalvageState::default(),
             oracle,
             counters: FlashCounters::default(),
             retire_queue: Vec::new(),
@@ -460,13 +467,19 @@ impl Ftl {
                 return false;
             }
         }
-        let Some(block) = self.pools[plane as usize].free.pop_front() else {
-            return false;
+        let (block, page) = loop {
+            let Some(block) = self.pools[plane as usize].free.pop_front() else {
+                return false;
+            };
+            match self.bad_blocks.next_usable_page(block, 0) {
+                Some(page) => break (block, page),
+                None => self.retire(block), // not one usable page left
+            }
         };
         self.state[block as usize] = BlockState::Open;
         self.reads.on_open(block, ready);
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
-        self.pools[plane as usize].active[stream as usize] = Active { block, page: 0, slot: 0, upp, ready: 0 };
+        self.pools[plane as usize].active[stream as usize] = Active { block, page, slot: 0, upp, ready: 0 };
         true
     }
 
@@ -490,36 +503,55 @@ impl Ftl {
         if a.slot < a.upp {
             return Some((slot, None));
         }
-        Some((slot, Some(self.program_page(plane, stream, cause))))
+        let done = self.program_page(plane, stream, cause);
+        // A failed program retried on another page moved the unit: report where it is now.
+        Some((self.l2p[lpn as usize], Some(done)))
     }
 
     /// Program the full open page of an active block.
     fn program_page(&mut self, plane: u32, stream: Stream, cause: Cause) -> u64 {
-        let a = self.pools[plane as usize].active[stream as usize];
-        let mode = self.flash.mode(a.block);
-        let die = self.geo.die_of_plane(plane);
-        let bytes = a.upp as u64 * self.unit_bytes;
-        let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
-        self.counters.page_programs.add(cause, 1);
-        let status = self.flash.program(a.block, a.page);
-        let active = &mut self.pools[plane as usize].active[stream as usize];
-        if status == ProgramStatus::Failed {
-            // The status register reports the failure at once; the page's data is still in
-            // the controller. Close the block and move everything it holds elsewhere.
-            self.counters.program_failures += 1;
-            *active = Active::CLOSED;
-            self.state[a.block as usize] = BlockState::Cleaning;
-            self.retire_queue.push((a.block, Some(a.page)));
+        loop {
+            let a = self.pools[plane as usize].active[stream as usize];
+            let mode = self.flash.mode(a.block);
+            let die = self.geo.die_of_plane(plane);
+            let bytes = a.upp as u64 * self.unit_bytes;
+            let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
+            self.counters.page_programs.add(cause, 1);
+            let status = self.flash.program(a.block, a.page);
+            if status == ProgramStatus::Failed {
+                // The status register reports the failure at once; the page's data is still in
+                // the controller.
+                self.counters.program_failures += 1;
+                match self.bad_blocks.on_program_failure(a.block, a.page) {
+                    // Close the block and move everything it holds elsewhere.
+                    FailureAction::RetireBlock => {
+                        self.pools[plane as usize].active[stream as usize] = Active::CLOSED;
+                        self.state[a.block as usize] = BlockState::Cleaning;
+                        self.retire_queue.push((a.block, Some(a.page)));
+                        return done;
+                    }
+                    // Retry at the block's next good page (bad_block.rs).
+                    FailureAction::SkipPage => {
+                        if self.skip_failed_page(plane, stream) {
+                            continue;
+                        }
+                        return done;
+                    }
+                }
+            }
+            let next = self.bad_blocks.next_usable_page(a.block, a.page + 1);
+            let active = &mut self.pools[plane as usize].active[stream as usize];
+            active.slot = 0;
+            active.ready = 0;
+            match next {
+                Some(page) => active.page = page,
+                None => {
+                    *active = Active::CLOSED;
+                    self.close_block(a.block, plane);
+                }
+            }
             return done;
         }
-        active.page += 1;
-        active.slot = 0;
-        active.ready = 0;
-        if active.page == self.geo.pages_per_block {
-            *active = Active::CLOSED;
-            self.close_block(a.block, plane);
-        }
-        done
     }
 
     fn close_block(&mut self, block: u32, plane: u32) {
@@ -823,7 +855,7 @@ impl Ftl {
                     Some(next) => {
                         self.counters.mode_switches += 1;
                         self.flash.set_mode(block, next);
-                        let cap = self.geo.pages_per_block * self.upp_by_mode[next.index()];
+                        let cap = self.usable_units(block, self.upp_by_mode[next.index()]);
                         self.live_units = self.live_units - self.capacity[block as usize] as u64 + cap as u64;
                         self.capacity[block as usize] = cap;
                         self.check_capacity();
@@ -875,6 +907,7 @@ impl Ftl {
         p.live_blocks -= 1;
         p.erase_sum -= self.flash.erase_count(block) as u64;
         self.victim.erased(block, plane, 0, 0.0);
+        self.bad_blocks.on_retire(block);
         self.check_capacity();
     }
 
@@ -959,7 +992,7 @@ impl Ftl {
     /// Finish deferred work: blocks that failed a program are emptied and retired, cold
     /// blocks are moved. Returns when the work finishes.
     fn settle(&mut self, ready: u64) -> u64 {
-        let mut done = ready;
+        let mut done = self.rehome_skipped(ready);
         while let Some((block, buffered)) = self.retire_queue.pop() {
             // Make room first: the failed block's data needs somewhere to go.
             let plane = self.geo.plane_of_block(block);
@@ -976,7 +1009,7 @@ impl Ftl {
                 done = done.max(self.clean(block, plane, ready, Cause::WearLeveling));
             }
         }
-        done
+        done.max(self.rehome_skipped(ready))
     }
 
     /// Background work in an idle window: clean pools below their high watermark.

@@ -114,6 +114,20 @@ pub struct Failures {
     pub bad_pages: u64,
     pub retired_blocks: u64,
     pub worn_out_blocks: u64,
+    /// Blocks that ever had a failed page program (salvaged or retired for it), since new.
+    pub bad_blocks: u64,
+    /// `bad_blocks` over all blocks of the drive.
+    pub bad_block_ratio: f64,
+    /// Blocks in service with bad pages (salvage).
+    pub salvaged_blocks: u64,
+    /// Failed writes retried at the next good page of the same block (salvage).
+    pub skip_retries: u64,
+    /// Units of failed pages whose block had no good page left, placed in another block (salvage).
+    pub rehomed_units: u64,
+    /// The bad-page history table: entries, peak entries, lookups, memory (zeros for the baseline).
+    pub bad_page_table: crate::techniques::bpht::BphtStats,
+    /// Largest memory of the bad-page table over the run, in bytes.
+    pub bad_page_table_peak_memory_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

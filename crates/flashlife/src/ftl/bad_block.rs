@@ -1,0 +1,265 @@
+//! Bad-block management policies: what a failed page program does
+//! (`failures.on_program_failure`), and which pages of a block allocation may use.
+//!
+//! * [`RetireOnFailure`] (`retire_block`, the baseline): the block is closed, its data moved,
+//!   the block retired. Every page of a block in service is usable.
+//! * [`SkipBadPages`] (`skip_page`, runtime bad-block salvage, Moon et al.): the failed page is
+//!   recorded in the bad-page history table ([`BadPageTable`]), the write is retried at the next
+//!   good page of the same block, and allocation skips bad pages on every later use of the
+//!   block (the table survives erases). A block's capacity shrinks by its bad pages.
+//!
+//! The FTL asks the policy for the next usable page whenever it opens a block or finishes a
+//! page, so the baseline pays one virtual call returning its argument.
+
+use serde::Serialize;
+
+use super::{Active, BlockState, Ftl, Stream, UNMAPPED};
+use crate::error::{Error, Result};
+use crate::stats::Cause;
+use crate::techniques::bpht::{BadPageTable, BphtStats};
+
+/// Policy names understood by `failures.on_program_failure`.
+pub const PROGRAM_FAILURE_POLICIES: &[&str] = &["retire_block", "skip_page"];
+
+/// What the FTL does with a block whose page failed to program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureAction {
+    /// Close the block, move its data, retire it.
+    RetireBlock,
+    /// The page is recorded bad: retry the write at the block's next usable page.
+    SkipPage,
+}
+
+/// Bad-block and bad-page counters for the summary (`failures.*`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct BadBlockStats {
+    /// Pages known bad: recorded in the table (salvage) or whose failure retired their block
+    /// (baseline), since the drive was new (preconditioning included).
+    pub bad_pages: u64,
+    /// Blocks that ever had a failed page program (salvaged or retired for it).
+    pub bad_blocks: u64,
+    /// Blocks in service that have bad pages (salvaged blocks).
+    pub salvaged_blocks: u64,
+    /// Failed writes retried at the next good page of the same block.
+    pub skip_retries: u64,
+    /// Units of failed pages whose block had no good page left, placed in another block.
+    pub rehomed_units: u64,
+    /// The bad-page history table (zeros for the baseline).
+    pub table: BphtStats,
+    /// Largest table memory estimate seen, in bytes (at the worst point of the run).
+    pub table_peak_memory_bytes: u64,
+}
+
+/// A bad-block management policy.
+pub trait BadBlockPolicy: Send {
+    /// A program of `page` in `block` failed (status register): record it, say what to do.
+    fn on_program_failure(&mut self, block: u32, page: u32) -> FailureAction;
+    /// The first page at or after `page` that may be programmed, `None` past the last one.
+    fn next_usable_page(&self, block: u32, page: u32) -> Option<u32>;
+    /// Pages of `block` that can never be used (its capacity is the others).
+    fn bad_pages(&self, block: u32) -> u32;
+    /// `block` is retired for good.
+    fn on_retire(&mut self, block: u32);
+    /// Counters for the summary.
+    fn stats(&self) -> BadBlockStats;
+}
+
+/// The baseline: a block whose program fails is retired.
+pub struct RetireOnFailure {
+    pages_per_block: u32,
+    failed: u64,
+}
+
+impl BadBlockPolicy for RetireOnFailure {
+    fn on_program_failure(&mut self, _block: u32, _page: u32) -> FailureAction {
+        self.failed += 1;
+        FailureAction::RetireBlock
+    }
+
+    #[inline]
+    fn next_usable_page(&self, _block: u32, page: u32) -> Option<u32> {
+        (page < self.pages_per_block).then_some(page)
+    }
+
+    fn bad_pages(&self, _block: u32) -> u32 {
+        0
+    }
+
+    fn on_retire(&mut self, _block: u32) {}
+
+    fn stats(&self) -> BadBlockStats {
+        // A block is closed at its first failure and never programmed again: one failure, one block.
+        BadBlockStats { bad_pages: self.failed, bad_blocks: self.failed, ..Default::default() }
+    }
+}
+
+/// Runtime bad-block salvage: skip bad pages recorded in the bad-page history table.
+pub struct SkipBadPages {
+    table: BadPageTable,
+    pages_per_block: u32,
+    /// Blocks that ever had a bad page (the table forgets retired blocks).
+    bad_blocks: u64,
+    bad_pages: u64,
+    peak_memory: u64,
+}
+
+impl SkipBadPages {
+    pub fn new(blocks: u32, pages_per_block: u32) -> Self {
+        let table = BadPageTable::with_blocks(blocks);
+        let peak_memory = table.memory_bytes() as u64;
+        SkipBadPages { table, pages_per_block, bad_blocks: 0, bad_pages: 0, peak_memory }
+    }
+
+    /// The table (inspection, tests).
+    pub fn table(&self) -> &BadPageTable {
+        &self.table
+    }
+}
+
+impl BadBlockPolicy for SkipBadPages {
+    fn on_program_failure(&mut self, block: u32, page: u32) -> FailureAction {
+        let first = !self.table.has_bad_pages(block);
+        match self.table.mark_bad(block, page) {
+            Ok(o) if o.newly_bad => {
+                self.bad_pages += 1;
+                self.bad_blocks += first as u64;
+                self.peak_memory = self.peak_memory.max(self.table.memory_bytes() as u64);
+                FailureAction::SkipPage
+            }
+            // Already bad (cannot happen: bad pages are never programmed) or out of range.
+            _ => FailureAction::RetireBlock,
+        }
+    }
+
+    #[inline]
+    fn next_usable_page(&self, block: u32, page: u32) -> Option<u32> {
+        self.table.next_good_page(block, page, self.pages_per_block)
+    }
+
+    fn bad_pages(&self, block: u32) -> u32 {
+        self.table.bad_pages_in_block(block)
+    }
+
+    fn on_retire(&mut self, block: u32) {
+        self.table.retire_block(block);
+    }
+
+    fn stats(&self) -> BadBlockStats {
+        let table = self.table.stats();
+        BadBlockStats {
+            bad_pages: self.bad_pages,
+            bad_blocks: self.bad_blocks,
+            salvaged_blocks: table.blocks_with_bad_pages,
+            table,
+            table_peak_memory_bytes: self.peak_memory,
+            ..Default::default()
+        }
+    }
+}
+
+/// FTL state of the salvage path: failed pages waiting for their data to be placed elsewhere,
+/// and counters.
+#[derive(Debug, Default)]
+pub struct SalvageState {
+    /// (block, page) of failed pages with no usable page left in their block.
+    rehome_queue: Vec<(u32, u32)>,
+    skip_retries: u64,
+    rehomed_units: u64,
+}
+
+/// The policy `failures.on_program_failure` names.
+pub fn build(name: &str, blocks: u32, pages_per_block: u32) -> Result<Box<dyn BadBlockPolicy>> {
+    match name {
+        "retire_block" => Ok(Box::new(RetireOnFailure { pages_per_block, failed: 0 })),
+        "skip_page" => Ok(Box::new(SkipBadPages::new(blocks, pages_per_block))),
+        other => Err(Error::config(
+            "failures.on_program_failure",
+            other,
+            format!("one of: {}", PROGRAM_FAILURE_POLICIES.join(", ")),
+        )),
+    }
+}
+
+impl Ftl {
+    /// A program of the open page of `plane`'s `stream` block failed and the policy skips the
+    /// page: the page's units (still in the controller) move to the next usable page of the
+    /// same block, whose program the caller retries at once (returns `true`). With no usable
+    /// page left, the block is set aside and the units are placed elsewhere in `settle`
+    /// (returns `false`). The unit whose arrival filled the page (the last slot) has not been
+    /// told to the oracle yet: the caller reads its final slot from the map.
+    pub(super) fn skip_failed_page(&mut self, plane: u32, stream: Stream) -> bool {
+        let a = self.pools[plane as usize].active[stream as usize];
+        let block = a.block;
+        // The block loses a page of capacity for good.
+        self.capacity[block as usize] -= a.upp;
+        self.live_units -= a.upp as u64;
+        self.check_capacity();
+        let base = block * self.slots_per_block;
+        match self.bad_blocks.next_usable_page(block, a.page + 1) {
+            Some(next) => {
+                for s in 0..a.upp {
+                    let from = base + a.page * self.max_upp + s;
+                    let to = base + next * self.max_upp + s;
+                    let lpn = self.p2l[from as usize];
+                    if lpn == UNMAPPED {
+                        continue; // overwritten while the page was open
+                    }
+                    self.p2l[from as usize] = UNMAPPED;
+                    self.p2l[to as usize] = lpn;
+                    self.l2p[lpn as usize] = to;
+                    if s + 1 < a.upp {
+                        if let Some(o) = &mut self.oracle {
+                            o.relocate(lpn, from, lpn, to);
+                        }
+                    }
+                }
+                self.pools[plane as usize].active[stream as usize].page = next;
+                self.salvage.skip_retries += 1;
+                true
+            }
+            None => {
+                self.pools[plane as usize].active[stream as usize] = Active::CLOSED;
+                self.state[block as usize] = BlockState::Cleaning;
+                self.salvage.rehome_queue.push((block, a.page));
+                false
+            }
+        }
+    }
+
+    /// Place the units of failed pages that had no good page left in their block (from the
+    /// controller, cause `bad_block`), then return the blocks to service as full blocks.
+    pub(super) fn rehome_skipped(&mut self, ready: u64) -> u64 {
+        let mut done = ready;
+        while let Some((block, page)) = self.salvage.rehome_queue.pop() {
+            let plane = self.geo.plane_of_block(block);
+            let first = block * self.slots_per_block + page * self.max_upp;
+            for s in 0..self.max_upp {
+                let lpn = self.p2l[(first + s) as usize];
+                if lpn != UNMAPPED {
+                    self.salvage.rehomed_units += 1;
+                    done = done.max(self.move_unit(lpn, first + s, plane, ready, Cause::BadBlock));
+                    if self.death.is_some() {
+                        return done;
+                    }
+                }
+            }
+            if self.state[block as usize] == BlockState::Cleaning {
+                self.close_block(block, plane);
+            }
+        }
+        done
+    }
+
+    /// The block's capacity at `upp` units per page, bad pages left out.
+    pub(super) fn usable_units(&self, block: u32, upp: u32) -> u32 {
+        (self.geo.pages_per_block - self.bad_blocks.bad_pages(block)) * upp
+    }
+
+    /// Bad-block and bad-page counters.
+    pub fn bad_block_stats(&self) -> BadBlockStats {
+        let mut s = self.bad_blocks.stats();
+        s.skip_retries = self.salvage.skip_retries;
+        s.rehomed_units = self.salvage.rehomed_units;
+        s
+    }
+}
