@@ -954,10 +954,13 @@ impl Ftl {
                 ok
             };
             let Some(mut v) = self.victim.select(plane, &view, &mut accept) else { break };
-            if refused && self.valid[v as usize] >= self.capacity[v as usize] {
-                // Wear leveling turned down every block with invalid data (they are the
-                // worn, hot ones): space comes first, so take the policy's own choice.
-                if let Some(w) = self.victim.select(plane, &view, &mut |_| true) {
+            if self.valid[v as usize] >= self.capacity[v as usize] && (refused || self.victim.chooses_least_valid()) {
+                // The choice frees nothing, yet another block may: wear leveling may have
+                // turned down every block with invalid data (the worn, hot ones), or blocks
+                // differ in capacity (bit modes, bad pages) so the fewest valid units is not
+                // the most invalid space. Space comes first: take the block that frees most.
+                // A rare event, so a scan of the pool is fine.
+                if let Some(w) = self.most_invalid_full_block(plane) {
                     v = w;
                 }
             }
@@ -976,6 +979,17 @@ impl Ftl {
         }
         self.in_gc = false;
         done
+    }
+
+    /// The full block of `plane` with the most invalid units, if any has some.
+    fn most_invalid_full_block(&self, plane: u32) -> Option<u32> {
+        let lo = plane * self.geo.blocks_per_plane;
+        (lo..lo + self.geo.blocks_per_plane)
+            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .map(|b| (self.capacity[b as usize].saturating_sub(self.valid[b as usize]), b))
+            .filter(|&(free, _)| free > 0)
+            .max()
+            .map(|(_, b)| b)
     }
 
     /// Move a full block's data away and erase it.
