@@ -3,6 +3,7 @@ the grid ran with timing) over reserve x working set, one panel per start mode a
 
     python3 experiments/zombie/plot.py experiments/zombie/results/grid_small.csv
 """
+
 import csv
 import math
 import sys
@@ -25,7 +26,9 @@ def main(path):
     panels = sorted({(r["mode"], float(r["read_ratio"])) for r in rows}, key=lambda p: (p[0] != "tlc", p[1]))
     reserves = sorted({float(r["reserve"]) for r in rows})
     wss = sorted({float(r["working_set"]) for r in rows})
-    fig, axes = plt.subplots(len(metrics), len(panels), figsize=(3.2 * len(panels), 3 * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(metrics), len(panels), figsize=(3.2 * len(panels), 3 * len(metrics)), squeeze=False
+    )
     for mi, metric in enumerate(metrics):
         for pi, (mode, rr) in enumerate(panels):
             grid = defaultdict(lambda: float("nan"))
