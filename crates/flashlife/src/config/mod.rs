@@ -305,6 +305,14 @@ pub struct FailureConfig {
     pub program_fail_at: Vec<[u32; 2]>,
     /// What a failed program does: `retire_block` (move the block's data, retire it).
     pub on_program_failure: String,
+    /// The N-th page program of the run fails (1-based, counting programs of every cause
+    /// after preconditioning, wherever it lands); 0 = none. One failure at a reproducible
+    /// point of a trace (FT-PASSD's Figure 15 setup).
+    pub program_fail_nth: u64,
+    /// When positive: draw `program_fail_nth` uniformly in 1..=this from the seeded stream
+    /// `failure_point` (a failure "at a random point" of a run with about this many programs).
+    /// The run's config.toml records the drawn value in `program_fail_nth` (and 0 here).
+    pub program_fail_nth_random_within: u64,
 }
 
 impl Default for FailureConfig {
@@ -314,6 +322,8 @@ impl Default for FailureConfig {
             erase_fail_rate: 0.0,
             program_fail_at: Vec::new(),
             on_program_failure: "retire_block".into(),
+            program_fail_nth: 0,
+            program_fail_nth_random_within: 0,
         }
     }
 }
@@ -596,6 +606,13 @@ impl Config {
             }
         }
         one_of("failures.on_program_failure", &fl.on_program_failure, &["retire_block"])?;
+        if fl.program_fail_nth > 0 && fl.program_fail_nth_random_within > 0 {
+            return Err(Error::config(
+                "failures.program_fail_nth_random_within",
+                fl.program_fail_nth_random_within,
+                "0 when failures.program_fail_nth is set (one or the other)",
+            ));
+        }
         let blocks = g.blocks_per_plane as u64 * g.planes as u64 * g.dies as u64 * g.ways as u64 * g.channels as u64;
         for &[b, p] in &fl.program_fail_at {
             if b as u64 >= blocks || p >= g.pages_per_block {
