@@ -58,7 +58,8 @@ pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
         f.program_fail_rate,
         f.erase_fail_rate,
         &f.program_fail_at,
-    );
+    )
+    .with_nth_program(f.program_fail_nth);
     let mut models: Vec<Box<dyn FailureModel>> = Vec::new();
     if f.model == "lognormal" {
         let page_bits = cfg.flash.page_size * 8;
@@ -118,6 +119,17 @@ pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
     }
 }
 
+/// Draw `program_fail_nth` for `program_fail_nth_random_within` (seeded stream
+/// `failure_point`), so that the configuration records the program that fails.
+fn resolve_failure_point(f: &mut crate::config::FailureConfig, seed: u64) {
+    use rand::{Rng, SeedableRng};
+    if f.program_fail_nth == 0 && f.program_fail_nth_random_within > 0 {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(stream_seed(seed, "failure_point"));
+        f.program_fail_nth = rng.gen_range(1..=f.program_fail_nth_random_within);
+        f.program_fail_nth_random_within = 0;
+    }
+}
+
 /// Everything a finished run produced.
 pub struct RunOutput {
     pub summary: Summary,
@@ -153,8 +165,9 @@ impl Simulator {
     }
 
     /// Build the drive with a workload made elsewhere.
-    pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+    pub fn with_workload(mut cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
         cfg.validate()?;
+        resolve_failure_point(&mut cfg.failures, cfg.seed);
         if !cfg.ftl.timing {
             if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {
                 return Err(Error::config(
@@ -171,6 +184,7 @@ impl Simulator {
         ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"));
         let precondition_bytes = (ftl.counters().host_unit_writes - before) * ftl.unit_bytes();
         ftl.reset_counters();
+        ftl.flash_mut().start_run();
         if let Some(v) = ftl.integrity_violation() {
             return Err(Error::Integrity(v.to_string()));
         }

@@ -352,6 +352,14 @@ pub struct FailureConfig {
     /// `skip_page` (runtime bad-block salvage: record the page in the bad-page history table,
     /// retry the write at the next good page of the block, skip bad pages from then on).
     pub on_program_failure: String,
+    /// The N-th page program of the run fails (1-based, counting programs of every cause
+    /// after preconditioning, wherever it lands); 0 = none. One failure at a reproducible
+    /// point of a trace (FT-PASSD's Figure 15 setup).
+    pub program_fail_nth: u64,
+    /// When positive: draw `program_fail_nth` uniformly in 1..=this from the seeded stream
+    /// `failure_point` (a failure "at a random point" of a run with about this many programs).
+    /// The run's config.toml records the drawn value in `program_fail_nth` (and 0 here).
+    pub program_fail_nth_random_within: u64,
 }
 
 impl Default for FailureConfig {
@@ -365,6 +373,8 @@ impl Default for FailureConfig {
             erase_fail_rate: 0.0,
             program_fail_at: Vec::new(),
             on_program_failure: "retire_block".into(),
+            program_fail_nth: 0,
+            program_fail_nth_random_within: 0,
         }
     }
 }
@@ -769,6 +779,13 @@ impl Config {
         }
         if !(fl.exposure.is_finite() && fl.exposure >= 1e-6) {
             return Err(Error::config("failures.exposure", fl.exposure, "a positive number of programs"));
+        }
+        if fl.program_fail_nth > 0 && fl.program_fail_nth_random_within > 0 {
+            return Err(Error::config(
+                "failures.program_fail_nth_random_within",
+                fl.program_fail_nth_random_within,
+                "0 when failures.program_fail_nth is set (one or the other)",
+            ));
         }
         let blocks = g.blocks_per_plane as u64 * g.planes as u64 * g.dies as u64 * g.ways as u64 * g.channels as u64;
         for &[b, p] in &fl.program_fail_at {

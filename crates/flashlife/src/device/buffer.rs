@@ -60,6 +60,11 @@ impl WayBuffer {
         self.used
     }
 
+    /// Bytes admitted so far whose space is still held after `t` (without releasing anything).
+    pub fn held_after(&self, t: u64) -> u64 {
+        self.entries.iter().filter(|&&(release, _)| release > t).map(|&(_, b)| b).sum()
+    }
+
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
@@ -79,6 +84,8 @@ mod tests {
         // Full: the third page waits for the first release.
         assert_eq!(b.admit(10, 16384), 1000);
         b.push(3000, 16384);
+        assert_eq!(b.held_after(1500), 2 * 16384);
+        assert_eq!(b.held_after(2500), 16384);
         assert_eq!(b.occupancy(1500), 2 * 16384);
         assert_eq!(b.occupancy(5000), 0);
         assert_eq!(b.admit(5000, 16384), 5000);

@@ -59,6 +59,25 @@ pub struct DeviceStats {
     /// over all buffers, and the time average over the run.
     pub max_unprogrammed_bytes: u64,
     pub mean_unprogrammed_bytes: f64,
+    /// The first host-path program failure: when its status was read (ns from the run's
+    /// start), the failed page offset in its block (the pages a block copy would move), and
+    /// the failed way's buffer at that moment (bytes held, and the fraction of the buffer:
+    /// the paper's Figure 16b). `None` without a failure.
+    pub first_failure_ns: Option<u64>,
+    pub first_failure_page: Option<u32>,
+    pub buffer_bytes_at_failure: Option<u64>,
+    pub buffer_utilisation_at_failure: Option<f64>,
+    /// The highest buffer utilisation at any host-path program failure.
+    pub max_buffer_utilisation_at_failure: f64,
+}
+
+/// The failed way's buffer at a failure's status time `t`: what was admitted by then and is
+/// still held. Pages admitted later but before `t` are added as they arrive.
+#[derive(Debug, Clone, Copy)]
+struct FailureSample {
+    way: usize,
+    t: u64,
+    bytes: u64,
 }
 
 /// Flash, engine and bookkeeping shared by the policies.
@@ -197,6 +216,8 @@ pub struct Device {
     home: Vec<u32>,
     exposure_ns_bytes: u128,
     last_sample: u64,
+    /// A failure whose buffer utilisation is still being completed.
+    failure_sample: Option<FailureSample>,
 }
 
 impl Device {
@@ -238,6 +259,7 @@ impl Device {
             home,
             exposure_ns_bytes: 0,
             last_sample: 0,
+            failure_sample: None,
         })
     }
 
@@ -273,6 +295,11 @@ impl Device {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
         let admitted = self.buffers[way].admit(ready, bytes);
+        if let Some(f) = &mut self.failure_sample {
+            if f.way == way && admitted <= f.t {
+                f.bytes += bytes;
+            }
+        }
         if admitted > ready {
             self.core.stats.buffer_full_waits += 1;
             let us = (admitted - ready) as f64 / 1e3;
@@ -287,6 +314,7 @@ impl Device {
             self.policy.programmed(lbn);
             (done, PageOutcome::Ok)
         } else {
+            self.sample_failure(way, done, lpo, bytes);
             match self.policy.program_failed(&mut self.core, lbn, lpo, done) {
                 Some(retried) => {
                     self.core.stats.failures_handled += 1;
@@ -310,6 +338,32 @@ impl Device {
             }
         }
         (ack, outcome)
+    }
+
+    /// A program on `way` failed, its status read at `t`: start sampling the way's buffer
+    /// (what is held after `t`, plus the failed page itself).
+    fn sample_failure(&mut self, way: usize, t: u64, lpo: u32, bytes: u64) {
+        if let Some(prev) = self.failure_sample.take() {
+            Self::finish_sample(&mut self.core.stats, &self.buffers, prev);
+        }
+        let s = &mut self.core.stats;
+        if s.first_failure_ns.is_none() {
+            s.first_failure_ns = Some(t);
+            s.first_failure_page = Some(lpo);
+        }
+        let held = self.buffers[way].held_after(t) + bytes;
+        self.failure_sample = Some(FailureSample { way, t, bytes: held });
+    }
+
+    fn finish_sample(stats: &mut DeviceStats, buffers: &[WayBuffer], f: FailureSample) {
+        let cap = buffers[f.way].capacity();
+        let bytes = f.bytes.min(cap);
+        let u = bytes as f64 / cap.max(1) as f64;
+        if stats.buffer_bytes_at_failure.is_none() {
+            stats.buffer_bytes_at_failure = Some(bytes);
+            stats.buffer_utilisation_at_failure = Some(u);
+        }
+        stats.max_buffer_utilisation_at_failure = stats.max_buffer_utilisation_at_failure.max(u);
     }
 
     /// Read logical page `lpo` of `lbn` (`bytes` of it cross the channel).
@@ -393,11 +447,15 @@ impl Device {
         let left = self.core.reserve.iter().map(|r| r.len() as u64).sum();
         self.core.stats = DeviceStats { reserved_blocks_left: left, ..Default::default() };
         self.exposure_ns_bytes = 0;
+        self.failure_sample = None;
     }
 
     /// Device statistics at the end of a run of `simulated_ns`.
     pub fn stats(&self, simulated_ns: u64) -> DeviceStats {
         let mut s = self.core.stats.clone();
+        if let Some(f) = self.failure_sample {
+            Self::finish_sample(&mut s, &self.buffers, f);
+        }
         s.reserved_blocks_left = self.core.reserve.iter().map(|r| r.len() as u64).sum();
         s.mean_unprogrammed_bytes =
             if simulated_ns == 0 { 0.0 } else { self.exposure_ns_bytes as f64 / simulated_ns as f64 };

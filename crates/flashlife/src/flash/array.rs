@@ -208,6 +208,15 @@ impl FlashArray {
         self.ops.programs += 1;
     }
 
+    /// The measured run starts (after preconditioning): operation counters restart and the
+    /// failure model is told (failures by program number count from here).
+    pub fn start_run(&mut self) {
+        self.ops = OpCounts::default();
+        if let Some(f) = &mut self.failures {
+            f.start_run();
+        }
+    }
+
     /// Sense a page: counts toward the block's read-disturb counter.
     #[inline]
     pub fn read(&mut self, block: u32) {

@@ -30,6 +30,7 @@ pub trait Drive: Send {
     fn logical_units(&self) -> u32;
     fn counters(&self) -> &FlashCounters;
     fn flash(&self) -> &FlashArray;
+    fn flash_mut(&mut self) -> &mut FlashArray;
     fn free_blocks(&self) -> u64;
     fn dead_blocks(&self) -> u64;
     fn blocks_by_mode(&self) -> [u64; 4];
@@ -94,6 +95,9 @@ impl Drive for Ftl {
     fn flash(&self) -> &FlashArray {
         &self.flash
     }
+    fn flash_mut(&mut self) -> &mut FlashArray {
+        &mut self.flash
+    }
     fn free_blocks(&self) -> u64 {
         Ftl::free_blocks(self)
     }
@@ -156,6 +160,9 @@ impl Drive for OpenChannel {
     }
     fn flash(&self) -> &FlashArray {
         &self.dev.core.flash
+    }
+    fn flash_mut(&mut self) -> &mut FlashArray {
+        &mut self.dev.core.flash
     }
     fn free_blocks(&self) -> u64 {
         OpenChannel::free_blocks(self)
