@@ -128,6 +128,12 @@ def heatmap(
     return _finish(fig, path)
 
 
+def _holds(column: pd.Series, label: Any) -> bool:
+    """Does any scalar cell of `column` equal `label`? Cells holding lists or arrays (e.g. a
+    flattened histogram) never match, and must not make the comparison ambiguous."""
+    return any(isinstance(v, (str, int, float, bool, np.generic)) and v == label for v in column.to_numpy())
+
+
 def bars_relative(
     df: pd.DataFrame,
     group: str,
@@ -151,7 +157,7 @@ def bars_relative(
     _need(df, group, metric)
     if by is None:
         for c in df.columns:
-            if c not in (group, metric) and (df[c] == baseline_label).any():
+            if c not in (group, metric) and _holds(df[c], baseline_label):
                 by = c
                 break
         else:
