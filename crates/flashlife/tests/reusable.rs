@@ -4,7 +4,6 @@
 mod common;
 
 use flashlife::ftl::Layout;
-use flashlife::techniques::zipf::Zipf;
 use flashlife::workload::Workload;
 use flashlife::{Config, ConfigBuilder, RunOutput, Simulator};
 
@@ -24,11 +23,13 @@ fn run_with(cfg: Config, wl: Box<dyn Workload>) -> RunOutput {
     Simulator::with_workload(cfg, wl).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The workload module's Zipf generator (`workload.kind = "zipf"`, ranks scattered over the
+/// address space, one-unit requests).
 fn zipf(sets: &[&str], alpha: f64, read_ratio: f64) -> RunOutput {
-    let cfg = config(sets);
-    let l = Layout::of(&cfg).unwrap();
-    let z = Zipf::new(l.logical_units as u64 * l.unit_bytes, l.unit_bytes, alpha, read_ratio, 11).unwrap();
-    run_with(cfg, Box::new(z))
+    let a = format!("workload.zipf.alpha={alpha}");
+    let r = format!("workload.read_ratio={read_ratio}");
+    let cfg = config(&[&["workload.kind=\"zipf\"", &a, &r][..], sets].concat());
+    Simulator::new(cfg).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// (relative erasures, relative mean response time) of Reusable SSD against the standard drive.
