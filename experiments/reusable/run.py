@@ -13,6 +13,7 @@ paper, and closed loop at queue depth 1). `--small` is the CI size (2 chips of 2
 per plane, 2 drive writes): a few seconds a point. The full size is the presets' 4 GiB drives.
 Needs cargo; builds the example in release mode first.
 """
+
 import argparse
 import csv
 import json
@@ -44,8 +45,13 @@ def zipf(alpha):
 
 
 def trace(name, timestamps="honour"):
-    return ['workload.kind="trace"', f'workload.trace.path="{TRACES / TRACE_FILES[name]}"', "workload.trace.loops=0",
-            'workload.trace.fold="remap_first"', f'workload.trace.timestamps="{timestamps}"']
+    return [
+        'workload.kind="trace"',
+        f'workload.trace.path="{TRACES / TRACE_FILES[name]}"',
+        "workload.trace.loops=0",
+        'workload.trace.fold="remap_first"',
+        f'workload.trace.timestamps="{timestamps}"',
+    ]
 
 
 def point(preset, sets, small, dw):
@@ -66,14 +72,21 @@ def point(preset, sets, small, dw):
     return {
         "rel_erasures": reu["erases"] / max(std["erases"], 1),
         "rel_response": reu["mean_us"] / std["mean_us"] if std["mean_us"] else float("nan"),
-        "rel_write_response": reu["write_mean_us"] / std["write_mean_us"] if std["write_mean_us"] else float("nan"),
+        "rel_write_response": reu["write_mean_us"] / std["write_mean_us"]
+        if std["write_mean_us"]
+        else float("nan"),
         "second_writes": (reu["second_writes"] or {}).get("units", 0),
         "hot_first_writes": (reu["second_writes"] or {}).get("hot_first_writes", 0),
-        "std_erasures": std["erases"], "reu_erasures": reu["erases"],
-        "std_mean_us": std["mean_us"], "reu_mean_us": reu["mean_us"],
-        "std_wa": std["wa"], "reu_wa": reu["wa"],
-        "std_gc_moved": std["gc_moved"], "reu_gc_moved": reu["gc_moved"],
-        "std_dead": std["dead"], "reu_dead": reu["dead"],
+        "std_erasures": std["erases"],
+        "reu_erasures": reu["erases"],
+        "std_mean_us": std["mean_us"],
+        "reu_mean_us": reu["mean_us"],
+        "std_wa": std["wa"],
+        "reu_wa": reu["wa"],
+        "std_gc_moved": std["gc_moved"],
+        "reu_gc_moved": reu["gc_moved"],
+        "std_dead": std["dead"],
+        "reu_dead": reu["dead"],
     }
 
 
@@ -95,20 +108,47 @@ def grid(small, have_traces):
         for op in (0.07, 0.28):
             for t in MIXED:
                 for kib in (16, 32, 64, 128, 256):
-                    yield "hot_threshold", p, t, [*trace(t), f"capacity.overprovisioning={op}",
-                                                  f"reusable.hot_threshold={kib * 1024}"], f"op={op},{kib}KiB"
+                    yield (
+                        "hot_threshold",
+                        p,
+                        t,
+                        [
+                            *trace(t),
+                            f"capacity.overprovisioning={op}",
+                            f"reusable.hot_threshold={kib * 1024}",
+                        ],
+                        f"op={op},{kib}KiB",
+                    )
     p = presets[0]
-    for op in ((0.05, 0.28, 0.5) if small else (0.05, 0.07, 0.1, 0.2, 0.28, 0.4, 0.5)):
+    for op in (0.05, 0.28, 0.5) if small else (0.05, 0.07, 0.1, 0.2, 0.28, 0.4, 0.5):
         yield "overprovisioning", p, "zipf(2)", [*zipf(2), f"capacity.overprovisioning={op}"], f"op={op}"
     for retry in ("none", "same_data", "extra_read"):
         for prob in (0.75, 0.85, 0.95, 1.0):
-            yield "wom_success", p, "zipf(2)", [*zipf(2), "capacity.overprovisioning=0.28",
-                                                f"reusable.success_probability={prob}", f'reusable.retry="{retry}"'
-                                                ], f"{retry},P={prob}"
-    for name, s in (("parallel+prefetch", []), ("no_prefetch", ["reusable.prefetch=false"]),
-                    ("sequential", ['reusable.layout="sequential"'])):
+            yield (
+                "wom_success",
+                p,
+                "zipf(2)",
+                [
+                    *zipf(2),
+                    "capacity.overprovisioning=0.28",
+                    f"reusable.success_probability={prob}",
+                    f'reusable.retry="{retry}"',
+                ],
+                f"{retry},P={prob}",
+            )
+    for name, s in (
+        ("parallel+prefetch", []),
+        ("no_prefetch", ["reusable.prefetch=false"]),
+        ("sequential", ['reusable.layout="sequential"']),
+    ):
         for op in (0.07, 0.28):
-            yield "ablation", p, "zipf(2)", [*zipf(2), f"capacity.overprovisioning={op}", *s], f"{name},op={op}"
+            yield (
+                "ablation",
+                p,
+                "zipf(2)",
+                [*zipf(2), f"capacity.overprovisioning={op}", *s],
+                f"{name},op={op}",
+            )
 
 
 def main():
@@ -118,8 +158,11 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--set", action="append", default=[], help="extra key=value for every run")
     a = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "flashlife", "--example", "reusable"], cwd=ROOT,
-                   check=True)
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "flashlife", "--example", "reusable"],
+        cwd=ROOT,
+        check=True,
+    )
     have_traces = TRACES.is_dir()
     if not have_traces:
         print(f"no traces at {TRACES}: trace experiments skipped", file=sys.stderr)
@@ -135,9 +178,12 @@ def main():
             print(f"{fam:16} {preset:16} {workload:10} {label:18} failed: {e}", flush=True)
             continue
         rows.append({"experiment": fam, "preset": preset, "workload": workload, "point": label, **r})
-        print(f"{fam:16} {preset:16} {workload:10} {label:18} erasures x{r['rel_erasures']:.3f}  "
-              f"response x{r['rel_response']:.3f}  WA {r['std_wa']:.2f}->{r['reu_wa']:.2f}  "
-              f"second writes {r['second_writes']}", flush=True)
+        print(
+            f"{fam:16} {preset:16} {workload:10} {label:18} erasures x{r['rel_erasures']:.3f}  "
+            f"response x{r['rel_response']:.3f}  WA {r['std_wa']:.2f}->{r['reu_wa']:.2f}  "
+            f"second writes {r['second_writes']}",
+            flush=True,
+        )
     if a.out and rows:
         with open(a.out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
