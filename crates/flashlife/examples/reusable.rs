@@ -1,12 +1,11 @@
-//! One Reusable SSD experiment point on a Zipf workload: prints one JSON line.
+//! One Reusable SSD experiment point: runs the configured drive and workload (any
+//! `workload.*` keys: `kind = "zipf"`, a trace, ...) and prints one JSON line.
 //!
-//! `cargo run --release --example reusable -- --preset reusable-small --alpha 1 \
-//!     [--read-ratio 0.0] [--set key=value ...]`
+//! `cargo run --release --example reusable -- --preset reusable-small \
+//!     --set 'workload.kind="zipf"' --set workload.zipf.alpha=2 [--set key=value ...]`
 //! (the stop condition is `run.until`, e.g. `--set 'run.until="writes:4dw"'`).
 
-use flashlife::ftl::Layout;
-use flashlife::sim::stream_seed;
-use flashlife::techniques::zipf::Zipf;
+use flashlife::stats::Cause;
 use flashlife::{ConfigBuilder, Simulator};
 
 fn main() {
@@ -18,35 +17,42 @@ fn main() {
 
 fn run() -> flashlife::Result<()> {
     let mut b = ConfigBuilder::new();
-    let (mut alpha, mut read_ratio) = (1.0f64, 0.0f64);
     let mut args = std::env::args().skip(1);
-    let bad =
-        |what: &str| flashlife::Error::config("argument", what, "--preset P | --alpha A | --read-ratio R | --set k=v");
+    let bad = |what: &str| flashlife::Error::config("argument", what, "--preset P | --set k=v");
     while let Some(a) = args.next() {
         let v = args.next().ok_or_else(|| bad(&a))?;
         match a.as_str() {
             "--preset" => b = b.preset(&v)?,
             "--set" => b = b.set(&v)?,
-            "--alpha" => alpha = v.parse().map_err(|_| bad(&v))?,
-            "--read-ratio" => read_ratio = v.parse().map_err(|_| bad(&v))?,
             _ => return Err(bad(&a)),
         }
     }
     let mut cfg = b.build()?;
     cfg.run.progress = "off".into();
-    let l = Layout::of(&cfg)?;
-    let seed = stream_seed(cfg.seed, "workload");
-    let z = Zipf::new(l.logical_units as u64 * l.unit_bytes, l.unit_bytes, alpha, read_ratio, seed)?;
-    let out = Simulator::with_workload(cfg, Box::new(z))?.run()?;
+    let out = Simulator::new(cfg)?.run()?;
     let s = &out.summary;
+    let f = &s.flash;
     let line = serde_json::json!({
-        "erases": s.flash.block_erases,
+        "erases": f.block_erases,
         "mean_us": s.latency_us.all.mean,
+        "p99_us": s.latency_us.all.p99,
         "write_mean_us": s.latency_us.write.mean,
         "read_mean_us": s.latency_us.read.mean,
+        "write_requests": s.host.write_requests,
+        "read_requests": s.host.read_requests,
         "host_bytes": s.host.write_bytes,
+        "wa": s.write_amplification,
+        "gc_moved": s.gc.valid_units_moved,
+        "gc_valid_per_victim": s.gc.mean_valid_per_victim,
+        "host_programs": f.page_programs_by_cause.get(Cause::Host),
+        "gc_programs": f.page_programs_by_cause.get(Cause::Gc),
+        "second_programs": f.page_programs_by_cause.get(Cause::SecondWrite),
+        "second_reads": f.page_reads_by_cause.get(Cause::SecondWrite),
         "second_writes": s.second_writes,
+        "simulated_s": s.run.simulated_ns as f64 * 1e-9,
         "dead": s.lifetime.death_reason,
+        "drive_writes": s.lifetime.drive_writes,
+        "max_erase_count": s.lifetime.erase_count.max,
         "wall_s": s.run.wall_seconds,
     });
     println!("{line}");

@@ -428,6 +428,12 @@ pub struct ReusableConfig {
     pub retry: String,
     /// Read the next invalid pair as soon as a second write completes, off the critical path.
     pub prefetch: bool,
+    /// When the prefetch read occupies the die and channel: `idle` (only in idle time: if the
+    /// die and its channel have been idle long enough before the next hot unit, the data is
+    /// already in RAM at no cost, otherwise it is read on demand; host work is never delayed,
+    /// as the paper observed) or `eager` (issued first-come first-served the moment the second
+    /// write completes, ahead of the host's next request).
+    pub prefetch_issue: String,
     /// Where the two halves of a second write go: `parallel` (same offset in the two planes'
     /// RecycledActive blocks, one multi-plane operation) or `sequential` (two consecutive
     /// invalid pages of one block: the paper's ablation).
@@ -453,6 +459,7 @@ impl Default for ReusableConfig {
             success_probability: 0.95,
             retry: "same_data".into(),
             prefetch: true,
+            prefetch_issue: "idle".into(),
             layout: "parallel".into(),
             gc_threshold: 0.01,
             min_clean_blocks: 2,
@@ -466,6 +473,7 @@ impl ReusableConfig {
     fn validate(&self, cfg: &Config) -> Result<()> {
         one_of("reusable.retry", &self.retry, &["same_data", "extra_read", "none"])?;
         one_of("reusable.layout", &self.layout, &["parallel", "sequential"])?;
+        one_of("reusable.prefetch_issue", &self.prefetch_issue, &["idle", "eager"])?;
         if !(0.0..=1.0).contains(&self.success_probability) {
             return Err(Error::config(
                 "reusable.success_probability",

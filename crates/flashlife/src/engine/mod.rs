@@ -154,6 +154,11 @@ impl Engine {
         self.die_free[die as usize]
     }
 
+    /// When the channel of `die` is next free.
+    pub fn channel_free_at(&self, die: u32) -> u64 {
+        self.channel_free[self.die_channel[die as usize] as usize]
+    }
+
     /// The latest time any resource is busy until.
     pub fn horizon(&self) -> u64 {
         let d = self.die_free.iter().copied().max().unwrap_or(0);

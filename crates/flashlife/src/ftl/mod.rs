@@ -561,7 +561,13 @@ impl Ftl {
         self.victim.insert(block, plane, self.valid[block as usize]);
     }
 
-    fn advance_stripe(&mut self) {
+    /// The plane the next host first write goes to (the striping position).
+    pub fn stripe_plane(&self) -> u32 {
+        self.stripe[self.stripe_pos]
+    }
+
+    /// Move the striping position on (a technique placed a host unit on its die).
+    pub fn advance_stripe(&mut self) {
         self.stripe_pos += 1;
         if self.stripe_pos == self.stripe.len() {
             self.stripe_pos = 0;

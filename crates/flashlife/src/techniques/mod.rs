@@ -8,5 +8,4 @@ pub mod ftpassd_bench;
 pub mod readrelax;
 pub mod reusable;
 pub mod wom;
-pub mod zipf;
 pub mod zombie;

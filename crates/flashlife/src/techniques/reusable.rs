@@ -46,8 +46,10 @@ struct Lane {
     blocks: [u32; 2],
     /// Lowest page offset not yet considered.
     offset: u32,
-    /// The next pair, its invalid data read (or being read) into the controller's RAM.
+    /// The next pair, its invalid data read (or being read) into the controller's RAM; with
+    /// `lazy`, the time the prefetch was wanted, its read still to be placed in idle time.
     prefetched: Option<(u32, u64)>,
+    lazy: bool,
 }
 
 /// The Reusable SSD second-write policy.
@@ -55,6 +57,7 @@ pub struct ReusableSsd {
     wom: WomModel,
     retry: Retry,
     prefetch: bool,
+    eager_prefetch: bool,
     sequential: bool,
     hot_threshold: u64,
     unit_bytes: u64,
@@ -65,7 +68,8 @@ pub struct ReusableSsd {
     life_limit: u32,
     rng: Pcg64Mcg,
     lanes: Vec<Lane>,
-    next_lane: usize,
+    /// The lane serving each plane (parallel: its die's; sequential: its own).
+    lane_of: Vec<usize>,
     /// Recycled blocks waiting to become RecycledActive, per plane.
     recycled: Vec<VecDeque<u32>>,
 }
@@ -87,10 +91,25 @@ impl ReusableSsd {
         for &plane in &geo.stripe_order() {
             let die = geo.die_of_plane(plane);
             if sequential {
-                lanes.push(Lane { die, planes: [plane, plane], blocks: [NONE; 2], offset: 0, prefetched: None });
+                lanes.push(Lane {
+                    die,
+                    planes: [plane, plane],
+                    blocks: [NONE; 2],
+                    offset: 0,
+                    prefetched: None,
+                    lazy: false,
+                });
             } else if plane % geo.planes_per_die == 0 {
                 let planes = [plane, plane + 1];
-                lanes.push(Lane { die, planes, blocks: [NONE; 2], offset: 0, prefetched: None });
+                lanes.push(Lane { die, planes, blocks: [NONE; 2], offset: 0, prefetched: None, lazy: false });
+            }
+        }
+        let mut lane_of = vec![0; geo.planes() as usize];
+        for (i, lane) in lanes.iter().enumerate() {
+            for p in 0..geo.planes() {
+                if (sequential && p == lane.planes[0]) || (!sequential && geo.die_of_plane(p) == lane.die) {
+                    lane_of[p as usize] = i;
+                }
             }
         }
         // R = physical - logical blocks.
@@ -107,6 +126,7 @@ impl ReusableSsd {
             },
             retry,
             prefetch: r.prefetch,
+            eager_prefetch: r.prefetch_issue == "eager",
             sequential,
             hot_threshold: r.hot_threshold,
             unit_bytes: ftl.unit_bytes(),
@@ -117,7 +137,7 @@ impl ReusableSsd {
             life_limit: (rated * r.max_life_fraction).floor().min(u32::MAX as f64) as u32,
             rng: Pcg64Mcg::seed_from_u64(seed),
             lanes,
-            next_lane: 0,
+            lane_of,
             recycled: vec![VecDeque::new(); geo.planes() as usize],
         })
     }
@@ -158,6 +178,30 @@ impl ReusableSsd {
         }
     }
 
+    /// A prefetch wanted since `since`, placed in idle time: if the die and its channel have
+    /// been free long enough before `ready` for the read, it ran there and the data is in RAM
+    /// at `ready` (host work was never delayed); otherwise it is a demand read at `ready`.
+    fn idle_read(&self, ftl: &mut Ftl, lane: &Lane, k: u32, since: u64, ready: u64) -> u64 {
+        let [(a, pa), (b, pb)] = self.halves(lane, k);
+        let mode = ftl.flash.mode(a);
+        let cost = if self.sequential {
+            ftl.flash.read_ns(mode, pa) + ftl.flash.read_ns(mode, pb) + 2 * ftl.engine.channel_ns_for(self.unit_bytes)
+        } else {
+            ftl.flash.read_ns(mode, pa) + ftl.engine.channel_ns_for(2 * self.unit_bytes)
+        };
+        let free = since.max(ftl.engine.die_free_at(lane.die)).max(ftl.engine.channel_free_at(lane.die));
+        if free + cost <= ready {
+            ftl.flash.read(a);
+            ftl.flash.read(b);
+            ftl.counters.page_reads.add(Cause::SecondWrite, 2);
+            ftl.counters.second.prefetch_reads += 1;
+            ready
+        } else {
+            ftl.counters.second.demand_reads += 1;
+            self.read_pair(ftl, lane, k, ready)
+        }
+    }
+
     /// Make a lane's recycled blocks RecycledActive, recycling victims first if a plane has
     /// none (GC only recycles when clean + recycled blocks are below the threshold).
     fn open_lane(&mut self, ftl: &mut Ftl, l: usize, ready: u64) -> bool {
@@ -177,7 +221,7 @@ impl ReusableSsd {
         if !self.sequential {
             ftl.pair_blocks(b0, b1);
         }
-        self.lanes[l] = Lane { blocks: [b0, b1], offset: 0, prefetched: None, ..lane };
+        self.lanes[l] = Lane { blocks: [b0, b1], offset: 0, prefetched: None, lazy: false, ..lane };
         true
     }
 
@@ -221,6 +265,7 @@ impl ReusableSsd {
         let [b0, b1] = lane.blocks;
         lane.blocks = [NONE; 2];
         lane.prefetched = None;
+        lane.lazy = false;
         ftl.close_reused(b0);
         if b1 != b0 {
             ftl.close_reused(b1);
@@ -234,6 +279,10 @@ impl ReusableSsd {
                 return None;
             }
             if let Some((k, t)) = self.lanes[l].prefetched.take() {
+                if std::mem::take(&mut self.lanes[l].lazy) {
+                    let lane = self.lanes[l];
+                    return Some((k, self.idle_read(ftl, &lane, k, t, ready)));
+                }
                 return Some((k, t.max(ready)));
             }
             let lane = self.lanes[l];
@@ -292,8 +341,9 @@ impl SecondWriteTechnique for ReusableSsd {
         if request_units as u64 * self.unit_bytes >= self.hot_threshold {
             return Verdict::Declined(ready);
         }
-        let l = self.next_lane;
-        self.next_lane = if l + 1 == self.lanes.len() { 0 } else { l + 1 };
+        // The die the FTL's striping would give this unit: second and first writes of a
+        // request then share one rotation over the dies instead of colliding on one.
+        let l = self.lane_of[ftl.stripe_plane() as usize];
         let Some((k, t)) = self.take_pair(ftl, l, ready) else {
             ftl.counters.second.hot_first_writes += 1;
             return Verdict::Declined(ready);
@@ -308,6 +358,7 @@ impl SecondWriteTechnique for ReusableSsd {
             ftl.counters.second.encode_fallbacks += 1;
             if self.lanes[l].prefetched.is_none() {
                 self.lanes[l].prefetched = Some((k, t)); // the invalid data stays in RAM
+                self.lanes[l].lazy = false;
             }
             return Verdict::Declined(t + overhead);
         };
@@ -323,18 +374,25 @@ impl SecondWriteTechnique for ReusableSsd {
         let step = if self.sequential { 2 } else { 1 };
         self.lanes[l].offset = k + step;
         self.lanes[l].prefetched = None;
+        self.lanes[l].lazy = false;
         if self.prefetch {
             let lane = self.lanes[l];
             match self.next_offset(ftl, &lane, lane.offset) {
-                Some(next) => {
+                Some(next) if self.eager_prefetch => {
                     ftl.counters.second.prefetch_reads += 1;
                     let at = self.read_pair(ftl, &lane, next, done);
                     self.lanes[l].prefetched = Some((next, at));
                     self.lanes[l].offset = next;
                 }
+                Some(next) => {
+                    self.lanes[l].prefetched = Some((next, done));
+                    self.lanes[l].lazy = true;
+                    self.lanes[l].offset = next;
+                }
                 None => self.close_lane(ftl, l),
             }
         }
+        ftl.advance_stripe();
         Verdict::Taken(done)
     }
 
