@@ -66,7 +66,14 @@ impl Workload for Zipf {
         let u: f64 = self.rng.gen();
         let rank = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
         let slot = self.slot_of_rank[rank] as u64;
-        Ok(Some(HostRequest { arrival_ns: 0, kind, offset: slot * self.size, size: self.size, stream: 0 }))
+        Ok(Some(HostRequest {
+            arrival_ns: 0,
+            kind,
+            offset: slot * self.size,
+            size: self.size,
+            stream: 0,
+            budget_us: 0,
+        }))
     }
 }
 
