@@ -26,3 +26,6 @@ pub struct HostRequest {
     /// reclaim policy uses it ahead of the configured hint commands.
     pub budget_us: u32,
 }
+
+// The request is copied through every workload adapter: the budget fits in the padding.
+const _: () = assert!(std::mem::size_of::<HostRequest>() == 32);
