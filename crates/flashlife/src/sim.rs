@@ -317,7 +317,7 @@ impl Simulator {
                     self.ftl.write(first, units, data_in)
                 }
                 IoKind::Read => {
-                    let flash_done = self.ftl.read(first, units, issue, req.stream);
+                    let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
                     host.read_requests += 1;
                     host.read_bytes += req.size;
                     self.ftl.host_transfer(flash_done, req.size)

@@ -138,6 +138,7 @@ impl Workload for Mixed {
             offset: first * self.page,
             size: pages * self.page,
             stream: 0,
+            budget_us: 0,
         }))
     }
 }

@@ -182,7 +182,7 @@ impl Workload for OneRead {
         if std::mem::replace(&mut self.0, true) {
             return Ok(None);
         }
-        Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Read, offset: 0, size: 16384, stream: 0 }))
+        Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Read, offset: 0, size: 16384, stream: 0, budget_us: 0 }))
     }
 }
 
@@ -224,4 +224,106 @@ fn a_read_costs_one_sensing_and_transfer_per_retry_step() {
         assert_eq!(s.reliability.retry_steps_histogram[steps as usize], 1);
         assert_eq!(s.reliability.read_retries_by_cause.get(Cause::Host), steps as u64);
     }
+}
+
+/// A workload whose reads carry their own latency budget (a per-request hint).
+struct Budgeted(Box<dyn Workload>, u32);
+
+impl Workload for Budgeted {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        Ok(self
+            .0
+            .next_request()?
+            .map(|r| HostRequest { budget_us: if r.kind == IoKind::Read { self.1 } else { 0 }, ..r }))
+    }
+}
+
+fn run_budgeted(sets: &[String], spec: PoissonSpec, budget_us: u32) -> RunOutput {
+    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let cfg = common::config(&refs);
+    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
+    let wl =
+        PoissonRandom::new(spec, layout.logical_units as u64 * layout.unit_bytes, stream_seed(cfg.seed, "workload"))
+            .unwrap();
+    let mut sim = Simulator::with_workload(cfg, Box::new(Budgeted(Box::new(wl), budget_us))).unwrap();
+    sim.set_open_loop(true);
+    sim.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_requests_own_budget_acts_like_a_hint_command_and_wins_over_them() {
+    let sets = |extra: &[&str]| {
+        let mut v: Vec<String> = vec!["reliability.read_reclaim=\"hinted\"".into(), "run.until=\"time:6d\"".into()];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        drive(&v)
+    };
+    // The same reads and budgets, once from a hint command and once carried by every read.
+    let by_command = run_with(&sets(&["reliability.hints=[{lba_start=0, budget_us=250}]"]), file_server());
+    let by_request = run_budgeted(&sets(&[]), file_server(), 250);
+    // The request's budget wins over a hint command and the default, both unlimited here.
+    let over = run_budgeted(
+        &sets(&["reliability.hints=[{lba_start=0, budget_us=100000}]", "reliability.default_budget_us=100000"]),
+        file_server(),
+        250,
+    );
+    let unlimited = run_with(
+        &sets(&["reliability.hints=[{lba_start=0, budget_us=100000}]", "reliability.default_budget_us=100000"]),
+        file_server(),
+    );
+    let key = |o: &RunOutput| {
+        let r = &o.summary.reliability;
+        (r.reclaim_erases, r.reclaim_page_programs, r.hinted_reads, o.summary.latency_us.read.mean.to_bits())
+    };
+    assert!(by_command.summary.reliability.reclaim_erases > 20, "reclaim must be exercised");
+    assert_eq!(key(&by_request), key(&by_command));
+    assert_eq!(key(&over), key(&by_command));
+    assert_eq!(by_request.summary.reliability.hinted_reads, by_request.summary.host.read_requests);
+    // An unlimited budget reclaims less than 250 us (only before data would be lost).
+    assert!(
+        unlimited.summary.reliability.reclaim_erases < by_command.summary.reliability.reclaim_erases,
+        "{} vs {}",
+        unlimited.summary.reliability.reclaim_erases,
+        by_command.summary.reliability.reclaim_erases
+    );
+    for o in [&by_command, &by_request, &over, &unlimited] {
+        assert_eq!(o.summary.reliability.uncorrectable_reads, 0);
+    }
+}
+
+#[test]
+fn budgets_from_the_trace_column_reach_the_reclaim_policy() {
+    use std::io::Write;
+    // Every third read carries a budget in the flashlife CSV's budget_us column; the hinted
+    // reads the policy saw must be exactly those (hint commands would match none of them).
+    let mut text = String::from("time_ns,op,offset,size,stream,budget_us\n");
+    let mut budgeted = 0u64;
+    for i in 0..3000u64 {
+        let (op, budget) = if i % 10 == 9 {
+            ("W", String::new())
+        } else if i % 3 == 0 {
+            budgeted += 1;
+            ("R", "400".to_string())
+        } else {
+            ("R", if i % 2 == 0 { "0".to_string() } else { String::new() })
+        };
+        text.push_str(&format!("{},{op},{},16384,7,{budget}\n", i * 50_000_000, (i * 7919 % 4096) * 16384));
+    }
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    let path = format!("workload.trace.path=\"{}\"", f.path().display());
+    let s = common::run(
+        &drive(&[
+            "workload.kind=\"trace\"".into(),
+            path,
+            "reliability.read_reclaim=\"hinted\"".into(),
+            "reliability.hints=[{stream=3, budget_us=100}]".into(),
+            "run.until=\"end\"".into(),
+        ])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    )
+    .summary;
+    assert_eq!(s.host.read_requests, 2700);
+    assert_eq!(s.reliability.hinted_reads, budgeted);
 }

@@ -62,6 +62,7 @@ fn token() -> impl Strategy<Value = String> {
         Just("0x88".to_string()),
         Just("w".to_string()),
         Just("time_ns,op,offset,size".to_string()),
+        Just("time_ns,op,offset,size,stream,budget_us".to_string()),
         Just("version,time,op,size,lbn".to_string()),
         Just("CPU0 (8,0):".to_string()),
         Just("-1".to_string()),
@@ -101,7 +102,7 @@ proptest! {
 
     #[test]
     fn mutated_valid_lines_never_panic(
-        f in 0usize..7,
+        f in 0usize..8,
         flips in prop::collection::vec((0usize..200, any::<u8>()), 0..6),
     ) {
         let seeds = [
@@ -112,6 +113,7 @@ proptest! {
             "  8,0 1 1 0.0001 5025 D R 8 + 8 [p]\n  8,0 1 2 0.0002 5025 C R 8 + 8 [0]\nCPU0 (8,0):\n",
             "version,time,op,size,lbn\n1,100,2a,512,8\n1,200,28,4096,16\n",
             "time_ns,op,offset,size,stream\n10,W,0,4096,2\n15,R,4096,512,0\n",
+            "time_ns,op,offset,size,stream,budget_us\n10,W,0,4096,2,\n15,R,4096,512,0,250\n",
         ];
         let mut data = seeds[f].as_bytes().to_vec();
         for (i, b) in flips {

@@ -151,7 +151,7 @@ fn remap_first_memory_is_bounded_by_the_drive() {
         fn next_request(&mut self) -> flashlife::Result<Option<HostRequest>> {
             self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let offset = (self.0 >> 20) << 12;
-            Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Write, offset, size: 4096, stream: 0 }))
+            Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Write, offset, size: 4096, stream: 0, budget_us: 0 }))
         }
     }
     let units = 1000;

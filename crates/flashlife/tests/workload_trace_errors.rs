@@ -245,3 +245,40 @@ fn flashlife_csv_format() {
     fails(b"time_ns,op,offset,size\n10,W,0\n", "flashlife", "t:2: fields: 3 comma-separated");
     fails(b"time_ns,op,offset,size\n-10,W,0,1\n", "flashlife", "t:2: time_ns: negative value");
 }
+
+#[test]
+fn flashlife_csv_budget_column() {
+    // Per-request latency budgets (read relaxation hints): a sixth column, empty or 0 = none.
+    let v = run(
+        b"time_ns,op,offset,size,stream,budget_us\n10,R,0,4096,2,250\n15,R,4096,512,0,\n20,W,0,4096\n25,R,0,4096,1,0\n",
+        &cfg("auto"),
+    )
+    .unwrap();
+    let got: Vec<(u16, u32)> = v.iter().map(|r| (r.stream, r.budget_us)).collect();
+    assert_eq!(got, [(2, 250), (0, 0), (0, 0), (1, 0)]);
+    assert_eq!(v[2].kind, IoKind::Write);
+    // Older files without the column carry no budget.
+    let v = run(b"time_ns,op,offset,size,stream\n10,R,0,4096,2\n", &cfg("auto")).unwrap();
+    assert_eq!(v[0].budget_us, 0);
+    fails(
+        b"time_ns,op,offset,size,stream,budget_us\n10,R,0,4096,0,-5\n",
+        "flashlife",
+        "t:2: budget_us: negative value",
+    );
+    fails(
+        b"time_ns,op,offset,size,stream,budget_us\n10,R,0,4096,0,1.5\n",
+        "flashlife",
+        "t:2: budget_us: `1.5` is not a number",
+    );
+    fails(
+        b"time_ns,op,offset,size,stream,budget_us\n10,R,0,4096,0,5000000000\n",
+        "flashlife",
+        "t:2: budget_us: 5000000000 is too large",
+    );
+    fails(
+        b"time_ns,op,offset,size,stream,budget_us\n10,R,0,4096,0,1,2\n",
+        "flashlife",
+        "t:2: fields: 7 comma-separated",
+    );
+    fails(b"time_ns,op,offset,size,budget\n10,R,0,4096\n", "flashlife", "t:1: header: `time_ns,op,offset,size,budget`");
+}

@@ -673,9 +673,10 @@ impl Ftl {
         done
     }
 
-    /// A host read carrying its stream tag, which hint commands may give a latency budget.
-    pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16) -> u64 {
-        self.reads.begin_host_read(first, units, stream);
+    /// A host read carrying its stream tag, which hint commands may give a latency budget, and
+    /// its own latency budget in us (`budget_us`, 0 = none), which wins over hint commands.
+    pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+        self.reads.begin_host_read(first, units, stream, budget_us);
         self.read(first, units, ready)
     }
 

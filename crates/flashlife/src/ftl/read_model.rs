@@ -45,8 +45,8 @@ impl ReadOutcome {
 /// The FTL's read-reliability hook, called for every page sensed.
 pub trait ReadModel: Send {
     /// A host read of `units` mapping units from `first_lpn`, tagged `stream`, starts: look up
-    /// its latency budget.
-    fn begin_host_read(&mut self, _first_lpn: u32, _units: u32, _stream: u16) {}
+    /// its latency budget (`budget_us`: the request's own budget, 0 = none).
+    fn begin_host_read(&mut self, _first_lpn: u32, _units: u32, _stream: u16, _budget_us: u32) {}
 
     /// `page` of `block` is sensed at `now` (`host`: for a host read, which may trigger
     /// reclaim). Called before the array counts the read.
@@ -61,7 +61,7 @@ pub trait ReadModel: Send {
         &[]
     }
 
-    /// Host read requests a hint command covered.
+    /// Host read requests a hint covered (their own budget or a hint command).
     fn hinted_reads(&self) -> u64 {
         0
     }
@@ -244,6 +244,16 @@ impl HintTable {
             None => (self.default_ns, false),
         }
     }
+
+    /// Budget of a read that may carry its own budget (`request_us`, 0 = none): the request's
+    /// budget wins over the hint commands and the default.
+    pub fn request_budget_ns(&self, start: u64, end: u64, stream: u16, request_us: u32) -> (u64, bool) {
+        if request_us > 0 {
+            (request_us as u64 * 1000, true)
+        } else {
+            self.budget_ns(start, end, stream)
+        }
+    }
 }
 
 /// splitmix64 finaliser.
@@ -321,10 +331,10 @@ impl ErrorAwareReads {
 }
 
 impl ReadModel for ErrorAwareReads {
-    fn begin_host_read(&mut self, first_lpn: u32, units: u32, stream: u16) {
+    fn begin_host_read(&mut self, first_lpn: u32, units: u32, stream: u16, budget_us: u32) {
         let start = first_lpn as u64 * self.unit_bytes / 512;
         let end = (first_lpn as u64 + units as u64) * self.unit_bytes / 512;
-        let (budget, hinted) = self.hints.budget_ns(start, end.max(start + 1), stream);
+        let (budget, hinted) = self.hints.request_budget_ns(start, end.max(start + 1), stream, budget_us);
         self.budget_ns = budget;
         self.hinted_reads += hinted as u64;
     }
@@ -486,6 +496,12 @@ mod tests {
         assert_eq!(t.budget_ns(1000, 1008, 1), (800_000, true));
         assert_eq!(t.budget_ns(996, 1004, 1), (500_000, true), "overlaps both ranges");
         assert_eq!(t.budget_ns(5000, 5008, 2), (300_000, true), "stream hint without a range");
+        // A request's own budget wins over every hint command and the default, larger or smaller.
+        assert_eq!(t.request_budget_ns(0, 8, 2, 1000), (1_000_000, true));
+        assert_eq!(t.request_budget_ns(0, 8, 2, 120), (120_000, true));
+        assert_eq!(t.request_budget_ns(1000, 1008, 0, 250), (250_000, true));
+        assert_eq!(t.request_budget_ns(1000, 1008, 0, 0), (100_000, false), "0 = no budget of its own");
+        assert_eq!(t.request_budget_ns(0, 8, 2, 0), (300_000, true));
     }
 
     #[test]

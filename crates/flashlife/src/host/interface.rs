@@ -12,8 +12,9 @@ pub trait Drive: Send {
     /// Write `units` mapping units from `first`, data ready at `ready`; returns the completion.
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64;
     /// Read `units` mapping units from `first`, issued at `ready`, for host stream `stream`
-    /// (hint commands); returns when data is out.
-    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16) -> u64;
+    /// (hint commands) with the request's own latency budget `budget_us` (0 = none); returns
+    /// when data is out.
+    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64;
     /// An idle window in open-loop replay (no host command outstanding).
     fn idle(&mut self, from: u64, until: u64);
     /// A command with `bytes` crosses the host link.
@@ -51,8 +52,8 @@ impl Drive for Ftl {
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         Ftl::write(self, first, units, ready)
     }
-    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16) -> u64 {
-        Ftl::read_tagged(self, first, units, ready, stream)
+    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+        Ftl::read_tagged(self, first, units, ready, stream, budget_us)
     }
     fn idle(&mut self, from: u64, until: u64) {
         Ftl::idle(self, from, until)
@@ -119,7 +120,7 @@ impl Drive for OpenChannel {
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         OpenChannel::write(self, first, units, ready)
     }
-    fn read(&mut self, first: u32, units: u32, ready: u64, _stream: u16) -> u64 {
+    fn read(&mut self, first: u32, units: u32, ready: u64, _stream: u16, _budget_us: u32) -> u64 {
         OpenChannel::read(self, first, units, ready)
     }
     fn idle(&mut self, from: u64, until: u64) {

@@ -21,4 +21,11 @@ pub struct HostRequest {
     pub size: u64,
     /// Stream / namespace tag (hint commands, hot/cold separation); 0 when unknown.
     pub stream: u16,
+    /// Latency budget the host attached to this read, in microseconds (a per-request hint,
+    /// e.g. the flashlife CSV trace's `budget_us` column); 0 = none. The `hinted` read
+    /// reclaim policy uses it ahead of the configured hint commands.
+    pub budget_us: u32,
 }
+
+// The request is copied through every workload adapter: the budget fits in the padding.
+const _: () = assert!(std::mem::size_of::<HostRequest>() == 32);

@@ -35,6 +35,7 @@ impl Workload for PeriodicWrites {
             offset: self.offset,
             size: self.size,
             stream: 0,
+            budget_us: 0,
         };
         self.offset = (self.offset + self.size) % self.span;
         self.next_arrival += self.interval_ns;

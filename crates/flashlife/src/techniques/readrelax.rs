@@ -119,6 +119,7 @@ impl Workload for PoissonRandom {
             offset: slot * self.spec.request_size,
             size: self.spec.request_size,
             stream: self.spec.stream,
+            budget_us: 0,
         }))
     }
 }

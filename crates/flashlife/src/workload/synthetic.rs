@@ -203,7 +203,7 @@ impl Workload for Synthetic {
             }
             _ => (slot * self.slot_bytes).min(self.span - size),
         };
-        Ok(Some(HostRequest { arrival_ns: 0, kind, offset, size, stream: 0 }))
+        Ok(Some(HostRequest { arrival_ns: 0, kind, offset, size, stream: 0, budget_us: 0 }))
     }
 }
 

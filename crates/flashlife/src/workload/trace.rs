@@ -47,7 +47,7 @@ pub enum TraceFormat {
     Blkparse,
     /// CloudPhysics CSV: `version,time,op,size,lbn` with a header.
     CloudPhysics,
-    /// flashlife's own CSV: `time_ns,op,offset,size[,stream]` with a header.
+    /// flashlife's own CSV: `time_ns,op,offset,size[,stream[,budget_us]]` with a header.
     Flashlife,
 }
 
@@ -204,6 +204,8 @@ struct Raw {
     offset: u64,
     size: u64,
     stream: u16,
+    /// Per-request latency budget in us (flashlife CSV only); 0 = none.
+    budget_us: u32,
 }
 
 enum Parsed {
@@ -392,6 +394,7 @@ impl TraceReader {
                     offset: raw.offset,
                     size: raw.size,
                     stream: raw.stream,
+                    budget_us: raw.budget_us,
                 }))
             }
         }
@@ -680,7 +683,7 @@ fn parse_msr(t: &str) -> std::result::Result<Parsed, LineErr> {
     let offset = parse_u64("offset", f[4], "a byte offset")?;
     let size = check_size(parse_u64("size", f[5], "a size in bytes")?)?;
     let offset = check_end(offset, size)?;
-    Ok(Parsed::Request(Raw { time_ns: u128::from(ticks) * 100, kind, offset, size, stream }))
+    Ok(Parsed::Request(Raw { time_ns: u128::from(ticks) * 100, kind, offset, size, stream, budget_us: 0 }))
 }
 
 fn parse_disksim(t: &str, pow10: u32) -> std::result::Result<Parsed, LineErr> {
@@ -700,7 +703,7 @@ fn parse_disksim(t: &str, pow10: u32) -> std::result::Result<Parsed, LineErr> {
     let size = check_size(blocks_to_bytes("size", blocks)?)?;
     let offset = check_end(blocks_to_bytes("block", block)?, size)?;
     let kind = if flags & 1 == 1 { IoKind::Read } else { IoKind::Write };
-    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream }))
+    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream, budget_us: 0 }))
 }
 
 fn parse_spc(t: &str) -> std::result::Result<Parsed, LineErr> {
@@ -719,7 +722,7 @@ fn parse_spc(t: &str) -> std::result::Result<Parsed, LineErr> {
     };
     let time_ns = parse_time("timestamp", f[4], 9, "a non-negative time in seconds")?;
     let offset = check_end(blocks_to_bytes("lba", lba)?, size)?;
-    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream }))
+    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream, budget_us: 0 }))
 }
 
 /// True for the lines of the per-CPU / total summary blkparse prints at the end.
@@ -785,7 +788,7 @@ fn parse_blkparse(t: &str, event: &str, in_trailer: &mut bool) -> std::result::R
     let size = blocks_to_bytes("count", count)?;
     let size = check_size(size).map_err(|e| LineErr { field: "count", ..e })?;
     let offset = check_end(blocks_to_bytes("sector", sector)?, size)?;
-    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream: 0 }))
+    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream: 0, budget_us: 0 }))
 }
 
 /// SCSI opcode of a CloudPhysics record, hex with or without `0x`.
@@ -815,23 +818,32 @@ fn parse_cloudphysics(t: &str) -> std::result::Result<Parsed, LineErr> {
     let size = check_size(parse_u64("size", f[3], "a size in bytes")?)?;
     let lbn = parse_u64("lbn", f[4], "a block number (512-byte blocks)")?;
     let offset = check_end(blocks_to_bytes("lbn", lbn)?, size)?;
-    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream: 0 }))
+    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream: 0, budget_us: 0 }))
 }
 
 fn check_flashlife_header(t: &str) -> std::result::Result<(), LineErr> {
     let h = t.replace(' ', "").to_ascii_lowercase(); // once per file
-    if h == "time_ns,op,offset,size" || h == "time_ns,op,offset,size,stream" {
+    if h == "time_ns,op,offset,size"
+        || h == "time_ns,op,offset,size,stream"
+        || h == "time_ns,op,offset,size,stream,budget_us"
+    {
         Ok(())
     } else {
-        Err(err("header", format!("`{}`; expected `time_ns,op,offset,size` or `...,stream`", shorten(t))))
+        Err(err(
+            "header",
+            format!("`{}`; expected `time_ns,op,offset,size`, `...,stream` or `...,stream,budget_us`", shorten(t)),
+        ))
     }
 }
 
 fn parse_flashlife(t: &str) -> std::result::Result<Parsed, LineErr> {
-    let mut f = [""; 5];
+    let mut f = [""; 6];
     let n = split_into(t, ',', &mut f);
-    if !(4..=5).contains(&n) {
-        return Err(err("fields", format!("{n} comma-separated fields; expected time_ns,op,offset,size[,stream]")));
+    if !(4..=6).contains(&n) {
+        return Err(err(
+            "fields",
+            format!("{n} comma-separated fields; expected time_ns,op,offset,size[,stream[,budget_us]]"),
+        ));
     }
     let time_ns = u128::from(parse_u64("time_ns", f[0], "a time in ns")?);
     let kind = match f[1] {
@@ -844,8 +856,15 @@ fn parse_flashlife(t: &str) -> std::result::Result<Parsed, LineErr> {
     let offset = parse_u64("offset", f[2], "a byte offset")?;
     let size = check_size(parse_u64("size", f[3], "a size in bytes")?)?;
     let offset = check_end(offset, size)?;
-    let stream = if n == 5 { stream_of("stream", parse_u64("stream", f[4], "a stream number")?)? } else { 0 };
-    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream }))
+    let stream = if n >= 5 { stream_of("stream", parse_u64("stream", f[4], "a stream number")?)? } else { 0 };
+    // An empty budget field means no budget, like 0.
+    let budget_us = if n == 6 && !f[5].trim().is_empty() {
+        let v = parse_u64("budget_us", f[5], "a latency budget in whole microseconds")?;
+        u32::try_from(v).map_err(|_| err("budget_us", format!("{v} is too large; expected 0..=4294967295 us")))?
+    } else {
+        0
+    };
+    Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream, budget_us }))
 }
 
 #[cfg(test)]

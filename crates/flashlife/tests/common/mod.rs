@@ -33,6 +33,7 @@ impl Workload for Sequential {
             offset: self.next * self.unit,
             size: self.unit,
             stream: 0,
+            budget_us: 0,
         };
         self.next = (self.next + 1) % self.units;
         Ok(Some(r))
