@@ -15,6 +15,7 @@ Outputs in experiments/zombie/results/:
   traces_<scale>_latency.png   latency over normalised lifetime (flashlife.plots.over_lifetime)
 
     python3 experiments/zombie/traces.py            # quick: scaled drive, 3 traces, ~1 min on 2 cores
+    python3 experiments/zombie/traces.py quick-all  # scaled drive, every trace (~5 min)
     python3 experiments/zombie/traces.py full       # the paper's trace drive, all traces (days)
     JOBS=2 python3 experiments/zombie/traces.py
 """
@@ -102,7 +103,7 @@ def one(job: tuple) -> dict:
 
 def main(scale: str) -> None:
     full = scale == "full"
-    names = [n for n, _ in ALL] if full else QUICK
+    names = [n for n, _ in ALL] if scale in ("full", "quick-all") else QUICK
     sets = [] if full else list(QUICK_SETS)
     jobs = []
     for label, rel in ALL:
@@ -202,4 +203,7 @@ def main(scale: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "quick")
+    scale = sys.argv[1] if len(sys.argv) > 1 else "quick"
+    if scale not in ("quick", "quick-all", "full"):
+        sys.exit(f"usage: {sys.argv[0]} [quick|quick-all|full]")
+    main(scale)

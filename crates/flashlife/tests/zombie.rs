@@ -255,3 +255,20 @@ fn latency_not_worse_while_the_baseline_lives() {
         assert!(zombie <= base * 1.01, "reserve {reserve} ws {ws}: zombie {zombie:.1} us > baseline {base:.1} us");
     }
 }
+
+#[test]
+fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_the_tlc_pool() {
+    // Section IV-C: "for TLC drives, small working-set sizes and large reserve areas result in
+    // enormous gains over the baseline in excess of an order of magnitude", larger than MLC's.
+    // At 30% reserve the TLC pool is 16 blocks of a quarter TLC block each as SLC (4 blocks),
+    // so a 2% working set (~1.8 blocks of hot data) fits in it.
+    let (tlc, mlc) = std::thread::scope(|s| {
+        let h = s.spawn(|| lifetimes("tlc", 0.3, 0.02));
+        let m = lifetimes("mlc", 0.3, 0.02);
+        (h.join().unwrap(), m)
+    });
+    let (t, m) = (tlc.1 as f64 / tlc.0 as f64, mlc.1 as f64 / mlc.0 as f64);
+    println!("30% reserve, 2% working set: TLC {t:.2}x, MLC {m:.2}x");
+    assert!(t > 10.0, "TLC gain {t:.2}, not an order of magnitude");
+    assert!(t > m, "TLC gain {t:.2} not above MLC's {m:.2}");
+}
