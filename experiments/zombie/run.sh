@@ -7,7 +7,7 @@
 #   experiments/zombie/run.sh full       # the paper's drive, 360 points, timing on (hours)
 #   JOBS=4 experiments/zombie/run.sh full
 #
-# Trace-driven runs (paper Figures 5-6) wait for the trace readers.
+# Trace-driven runs (paper Figures 5-6): python3 experiments/zombie/traces.py [full].
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -215,3 +215,60 @@ fn small_grid_lifetime_trends() {
         assert!(ratio("tlc", 0.07, w) < 1.05, "tlc 7% reserve: {}", ratio("tlc", 0.07, w));
     }
 }
+
+/// Request-weighted mean latency of the time-series intervals that end by `until` host bytes.
+fn mean_latency_until(ts: &flashlife::stats::timeseries::TimeSeries, until: u64) -> f64 {
+    let (mut sum, mut n, mut t0) = (0.0, 0.0, 0.0);
+    for r in &ts.rows {
+        let reqs = r.iops * (r.time_s - t0);
+        t0 = r.time_s;
+        if r.host_bytes_written <= until && reqs > 0.0 {
+            sum += r.mean_latency_us * reqs;
+            n += reqs;
+        }
+    }
+    sum / n
+}
+
+#[test]
+fn latency_not_worse_while_the_baseline_lives() {
+    // Section I / IV-D: "ZombieNAND never degrades average latency compared to a vanilla drive
+    // during the lifetime of the vanilla drive". TLC, timing on, where the pool pays off (30%
+    // reserve, 10% working set) and where it cannot (whole-drive working set).
+    for (reserve, ws) in [(0.3, 0.1), (0.3, 1.0)] {
+        let run = |variant: &str| {
+            let extra = [
+                format!("capacity.reserve={reserve}"),
+                format!("workload.working_set={ws}"),
+                "workload.read_ratio=0.5".to_string(),
+                "ftl.timing=true".to_string(),
+                "stats.interval=\"0.5dw\"".to_string(),
+            ];
+            let sets: Vec<&str> = SMALL.iter().copied().chain(extra.iter().map(String::as_str)).collect();
+            Simulator::new(preset(&format!("{variant}-synthetic-tlc"), &sets)).and_then(|s| s.run()).unwrap()
+        };
+        let (b, z) = (run("baseline"), run("zombie"));
+        let life = b.summary.lifetime.host_bytes_written;
+        let base = b.summary.latency_us.all.mean;
+        let zombie = mean_latency_until(&z.timeseries, life);
+        println!("reserve {reserve}, working set {ws}: baseline {base:.1} us, zombie while the baseline lives {zombie:.1} us");
+        assert!(zombie <= base * 1.01, "reserve {reserve} ws {ws}: zombie {zombie:.1} us > baseline {base:.1} us");
+    }
+}
+
+#[test]
+fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_the_tlc_pool() {
+    // Section IV-C: "for TLC drives, small working-set sizes and large reserve areas result in
+    // enormous gains over the baseline in excess of an order of magnitude", larger than MLC's.
+    // At 30% reserve the TLC pool is 16 blocks of a quarter TLC block each as SLC (4 blocks),
+    // so a 2% working set (~1.8 blocks of hot data) fits in it.
+    let (tlc, mlc) = std::thread::scope(|s| {
+        let h = s.spawn(|| lifetimes("tlc", 0.3, 0.02));
+        let m = lifetimes("mlc", 0.3, 0.02);
+        (h.join().unwrap(), m)
+    });
+    let (t, m) = (tlc.1 as f64 / tlc.0 as f64, mlc.1 as f64 / mlc.0 as f64);
+    println!("30% reserve, 2% working set: TLC {t:.2}x, MLC {m:.2}x");
+    assert!(t > 10.0, "TLC gain {t:.2}, not an order of magnitude");
+    assert!(t > m, "TLC gain {t:.2} not above MLC's {m:.2}");
+}
