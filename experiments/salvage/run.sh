@@ -39,7 +39,7 @@ case "$size" in
     # onto the drive, until the given drive writes.
     for t in $list; do
       name=$(basename "$t" | sed 's/[.-].*//')
-      fig4 --preset salvage-small --writes "$writes" --label "$name" --set ftl.precondition_drive_writes=0.5 \
+      fig4 --preset salvage-small --writes "$writes" --label "$name${TAG:-}" --set ftl.precondition_drive_writes=0.5 \
         --set workload.kind=\"trace\" --set workload.trace.path=\""$traces/$t"\" --set workload.trace.loops=0 \
         --set workload.trace.time_scale=0.1 --csv "$out/fig4_${size}${TAG:-}_$name.csv" $extra "$@"
       csvs="$csvs $out/fig4_${size}${TAG:-}_$name.csv"
