@@ -6,6 +6,10 @@
 //!     [--writes 1dw] [--read-ratio 0.3] [--seeds 1] [--rbers 1e-12,5e-12,...] [--csv out.csv] [--set k=v ...]
 //! ```
 //!
+//! `--label NAME` names the workload in the CSV (set the workload itself with `--set workload.*`,
+//! e.g. a trace). With `--seeds N` a summary line per RBER gives the mean and the spread
+//! (sample standard deviation) of the normalised numbers over the seeds.
+//!
 //! Each RBER runs the baseline and salvage on the same drive, workload and seed. The failure
 //! exposure (`failures.exposure`, the programs a page gets over the experiment) comes from a
 //! pilot run without failures in fast-forward: mean erases per block + 1.
@@ -21,6 +25,7 @@ struct Args {
     seeds: u64,
     rbers: Vec<f64>,
     csv: Option<String>,
+    label: String,
     sets: Vec<String>,
 }
 
@@ -32,6 +37,7 @@ fn parse() -> Args {
         seeds: 1,
         rbers: PAPER_RBERS.to_vec(),
         csv: None,
+        label: "synthetic".into(),
         sets: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -44,6 +50,7 @@ fn parse() -> Args {
             "--seeds" => a.seeds = v().parse().expect("--seeds"),
             "--rbers" => a.rbers = v().split(',').map(|x| x.trim().parse().expect("--rbers")).collect(),
             "--csv" => a.csv = Some(v()),
+            "--label" => a.label = v(),
             "--set" => a.sets.push(v()),
             other => panic!("unknown argument {other}"),
         }
@@ -74,7 +81,8 @@ fn main() -> Result<()> {
     );
     let cfg = ConfigBuilder::new().preset(&args.preset)?.build()?;
     let page_bits = cfg.flash.page_size * 8;
-    let header = "rber,seed,policy,expected_bad_block_ratio,bad_block_ratio,bad_blocks,bad_pages,retired_blocks,\
+    let header =
+        "workload,rber,seed,policy,expected_bad_block_ratio,bad_block_ratio,bad_blocks,bad_pages,retired_blocks,\
                   mean_latency_us,p99_latency_us,iops,mb_per_s,write_amplification,mean_valid_per_victim,\
                   table_peak_entries,table_peak_memory_bytes,table_lookups,out_of_order_programs,wall_s";
     let mut csv = vec![header.to_string()];
@@ -94,6 +102,7 @@ fn main() -> Result<()> {
         "expect"
     );
     for &rber in &args.rbers {
+        let mut norm: [Vec<f64>; 4] = Default::default();
         for seed in 1..=args.seeds {
             let mut rows = Vec::new();
             for policy in ["retire_block", "skip_page"] {
@@ -110,7 +119,8 @@ fn main() -> Result<()> {
                 let expect =
                     expected_bad_block_ratio(rber, page_bits, cfg.failures.sigma, cfg.geometry.pages_per_block);
                 csv.push(format!(
-                    "{rber:e},{seed},{policy},{expect:.6},{:.6},{},{},{},{:.2},{:.2},{:.1},{:.2},{:.4},{:.2},{},{},{},{},{:.1}",
+                    "{},{rber:e},{seed},{policy},{expect:.6},{:.6},{},{},{},{:.2},{:.2},{:.1},{:.2},{:.4},{:.2},{},{},{},{},{:.1}",
+                    args.label,
                     f.bad_block_ratio,
                     f.bad_blocks,
                     f.bad_pages,
@@ -138,6 +148,14 @@ fn main() -> Result<()> {
                 rows.push((s, expect));
             }
             let (b, s) = (&rows[0].0, &rows[1].0);
+            for (v, x) in norm.iter_mut().zip([
+                s.latency_us.all.mean / b.latency_us.all.mean,
+                s.throughput.iops / b.throughput.iops,
+                b.failures.bad_block_ratio,
+                s.failures.bad_block_ratio,
+            ]) {
+                v.push(x);
+            }
             println!(
                 "{:>8.0e} {:>5} | {:>8.3}% {:>8.3}% | {:>9.3} {:>9.3} {:>9.3} | {:>8.1} {:>8.1} | {:>6} {:>6} | {:>4.2}%",
                 rber,
@@ -152,6 +170,25 @@ fn main() -> Result<()> {
                 b.failures.retired_blocks,
                 s.failures.bad_page_table.peak_entries,
                 rows[0].1 * 100.0
+            );
+        }
+        if args.seeds > 1 {
+            let ms = |v: &[f64]| {
+                let m = v.iter().sum::<f64>() / v.len() as f64;
+                let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+                (m, var.sqrt())
+            };
+            let [l, t, bb, bs] = norm.each_ref().map(|v| ms(v));
+            println!(
+                "{:>8.0e}  mean | latency {:.3} +- {:.3}, throughput {:.3} +- {:.3}, bad blocks {:.3}% / {:.3}% ({} seeds)",
+                rber,
+                l.0,
+                l.1,
+                t.0,
+                t.1,
+                bb.0 * 100.0,
+                bs.0 * 100.0,
+                args.seeds
             );
         }
     }
