@@ -38,6 +38,41 @@ const GC_RESERVE_BLOCKS: usize = 2;
 pub const UNMAPPED: u32 = u32::MAX;
 const NONE: u32 = u32::MAX;
 
+/// When a pool garbage-collects: GC starts when free blocks fall below the low watermark
+/// (or down to the reserve, for tiny pools) and runs until the high watermark, interleaved
+/// with host writes: each host block opened meanwhile is paid for by cleaning until one
+/// more block is free. Shared by the device FTL and the open-channel host FTL.
+#[derive(Debug, Clone, Copy)]
+pub struct GcWatermarks {
+    pub low: usize,
+    pub high: usize,
+    collecting: bool,
+}
+
+impl GcWatermarks {
+    pub fn new(low: usize, high: usize) -> Self {
+        GcWatermarks { low, high, collecting: false }
+    }
+
+    /// Free blocks to clean up to before a host block is taken from a pool with `free` free
+    /// blocks, `reserve` of which host writes never take; `None` when no GC is due.
+    #[inline]
+    pub fn target(&mut self, free: usize, reserve: usize) -> Option<usize> {
+        if free < self.low || free <= reserve + 1 {
+            self.collecting = true;
+        }
+        self.collecting.then(|| (free + 1).min(self.high).max(reserve + 1))
+    }
+
+    /// After cleaning: GC stops once the high watermark is reached.
+    #[inline]
+    pub fn cleaned(&mut self, free: usize) {
+        if free >= self.high {
+            self.collecting = false;
+        }
+    }
+}
+
 /// Life-cycle state of a block, as the FTL sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
@@ -95,12 +130,9 @@ impl Active {
 struct Pool {
     free: VecDeque<u32>,
     active: [Active; 2],
-    low: usize,
-    high: usize,
+    marks: GcWatermarks,
     /// No space could be found here: host writes go elsewhere until data is invalidated.
     exhausted: bool,
-    /// GC is under way: started below the low watermark, runs until the high watermark.
-    collecting: bool,
     live_blocks: u32,
     erase_sum: u64,
     erases_since_check: u32,
@@ -232,10 +264,8 @@ impl Ftl {
             .map(|p| Pool {
                 free: (p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane).collect(),
                 active: [Active::CLOSED; 2],
-                low,
-                high,
+                marks: GcWatermarks::new(low, high),
                 exhausted: false,
-                collecting: false,
                 live_blocks: geo.blocks_per_plane,
                 erase_sum: 0,
                 erases_since_check: 0,
@@ -451,17 +481,10 @@ impl Ftl {
     fn open_block(&mut self, plane: u32, stream: Stream, ready: u64) -> bool {
         if stream == Stream::Host {
             let p = &mut self.pools[plane as usize];
-            // Below the low watermark, or down to the last blocks (tiny pools), GC starts.
-            if p.free.len() < p.low || p.free.len() <= GC_RESERVE_BLOCKS + 1 {
-                p.collecting = true;
-            }
-            if p.collecting {
-                let target = (p.free.len() + 1).min(p.high).max(GC_RESERVE_BLOCKS + 1);
+            if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_BLOCKS) {
                 self.collect(plane, ready, target);
                 let p = &mut self.pools[plane as usize];
-                if p.free.len() >= p.high {
-                    p.collecting = false;
-                }
+                p.marks.cleaned(p.free.len());
             }
             if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
                 return false;
@@ -1047,7 +1070,7 @@ impl Ftl {
             loop {
                 let p = &self.pools[plane as usize];
                 let free = p.free.len();
-                if free >= p.high || self.engine.die_free_at(die).max(from) >= until || self.death.is_some() {
+                if free >= p.marks.high || self.engine.die_free_at(die).max(from) >= until || self.death.is_some() {
                     break;
                 }
                 let start = self.engine.die_free_at(die).max(from);

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
 use crate::ftl::victim::{self, VictimPolicy, VictimView};
+use crate::ftl::GcWatermarks;
 use crate::ftl::{Layout, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
@@ -89,9 +90,7 @@ impl Active {
 struct Pu {
     free: VecDeque<u32>,
     active: [Active; 2],
-    low: usize,
-    high: usize,
-    collecting: bool,
+    marks: GcWatermarks,
 }
 
 const HOST: usize = 0;
@@ -175,9 +174,7 @@ impl OpenChannel {
             .map(|p| Pu {
                 free: (p * cpp..(p + 1) * cpp).collect(),
                 active: [Active::CLOSED; 2],
-                low,
-                high,
-                collecting: false,
+                marks: GcWatermarks::new(low, high),
             })
             .collect();
         let seed = crate::sim::stream_seed(cfg.seed, "host_gc");
@@ -276,16 +273,10 @@ impl OpenChannel {
     fn open_chunk(&mut self, pu: u32, stream: usize, ready: u64) -> bool {
         if stream == HOST {
             let p = &mut self.pus[pu as usize];
-            if p.free.len() < p.low || p.free.len() <= GC_RESERVE_CHUNKS + 1 {
-                p.collecting = true;
-            }
-            if p.collecting {
-                let target = (p.free.len() + 1).min(p.high).max(GC_RESERVE_CHUNKS + 1);
+            if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_CHUNKS) {
                 self.collect(pu, ready, target);
                 let p = &mut self.pus[pu as usize];
-                if p.free.len() >= p.high {
-                    p.collecting = false;
-                }
+                p.marks.cleaned(p.free.len());
             }
             if self.pus[pu as usize].free.len() <= GC_RESERVE_CHUNKS {
                 return false;
