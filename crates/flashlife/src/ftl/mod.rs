@@ -10,6 +10,7 @@
 
 pub mod bad_block;
 pub mod oracle;
+mod prefetch;
 pub mod read_model;
 pub mod second_write;
 pub mod victim;
@@ -772,9 +773,17 @@ impl Ftl {
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         let base = block * self.slots_per_block;
         let mut done = ready;
+        // Map entries of the units `ahead` pages on are requested before they are needed.
+        let ahead = prefetch::GC_PREFETCH_UNITS.div_ceil(upp.max(1));
+        for page in 0..ahead.min(self.geo.pages_per_block) {
+            self.prefetch_page_map(base + page * self.max_upp, upp);
+        }
         for page in 0..self.geo.pages_per_block {
             if self.valid[block as usize] == 0 {
                 break;
+            }
+            if page + ahead < self.geo.pages_per_block {
+                self.prefetch_page_map(base + (page + ahead) * self.max_upp, upp);
             }
             let first = base + page * self.max_upp;
             let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
@@ -801,6 +810,45 @@ impl Ftl {
             }
         }
         done
+    }
+
+    /// Prefetch the map entries of logical units `first..first + units` (a request a few
+    /// requests ahead; see `prefetch.rs`). Changes nothing.
+    #[inline]
+    pub fn prefetch_map(&self, first: u32, units: u32) {
+        let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
+        let mut lpn = first;
+        while lpn < last {
+            prefetch::prefetch(&self.l2p, lpn as usize);
+            lpn = (lpn | 15) + 1; // one request per cache line of 16 entries
+        }
+        if last > first {
+            prefetch::prefetch(&self.l2p, last as usize - 1);
+        }
+    }
+
+    /// Prefetch the reverse-map entries of the slots units `first..first + units` are mapped
+    /// to now (the next request: its map entries were prefetched earlier). Changes nothing.
+    #[inline]
+    pub fn prefetch_slots(&self, first: u32, units: u32) {
+        let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
+        for lpn in first..last.min(self.logical_units) {
+            let slot = self.l2p[lpn as usize];
+            if slot != UNMAPPED {
+                prefetch::prefetch(&self.p2l, slot as usize);
+            }
+        }
+    }
+
+    /// Prefetch the map entries of the valid units in the `upp` slots from `first`.
+    #[inline]
+    fn prefetch_page_map(&self, first: u32, upp: u32) {
+        for slot in first..first + upp {
+            let lpn = self.p2l[slot as usize];
+            if lpn != UNMAPPED {
+                prefetch::prefetch(&self.l2p, lpn as usize);
+            }
+        }
     }
 
     /// Move one unit from slot `from` to `plane`'s GC stream.
@@ -1084,11 +1132,17 @@ impl Ftl {
         }
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
         let n = (drive_writes * self.logical_units as f64) as u64;
+        // The same random sequence, drawn two writes ahead so that the map entries of the
+        // next writes can be prefetched (the draws past the end are never used).
+        let mut next = [rng.gen_range(0..self.logical_units), rng.gen_range(0..self.logical_units)];
         for _ in 0..n {
             if self.death.is_some() {
                 break;
             }
-            let lpn = rng.gen_range(0..self.logical_units);
+            let lpn = next[0];
+            next = [next[1], rng.gen_range(0..self.logical_units)];
+            self.prefetch_map(next[1], 1);
+            self.prefetch_slots(next[0], 1);
             self.write(lpn, 1, 0);
         }
         self.engine.set_timing(timing);
