@@ -9,6 +9,7 @@
 //! page operation.
 
 pub mod bad_block;
+mod fastdiv;
 pub mod oracle;
 mod prefetch;
 pub mod read_model;
@@ -25,6 +26,7 @@ use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::zombie::{DropBit, ZombieVictim};
 use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
+use fastdiv::Divisor;
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
@@ -116,6 +118,8 @@ pub struct Ftl {
     upp_by_mode: [u32; 4],
     max_upp: u32,
     slots_per_block: u32,
+    /// Divisions by geometry constants on the hot paths (see `fastdiv.rs`).
+    div: Divisors,
     logical_units: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
@@ -154,6 +158,16 @@ pub struct Ftl {
     reads: Box<dyn ReadModel>,
     /// Blocks a reclaim policy asked to rewrite, done at the end of the host read.
     reclaim_queue: Vec<u32>,
+}
+
+/// Divisors of the slot and block numbering.
+#[derive(Debug, Clone, Copy)]
+struct Divisors {
+    slots_per_block: Divisor,
+    max_upp: Divisor,
+    pages_per_block: Divisor,
+    blocks_per_plane: Divisor,
+    planes_per_die: Divisor,
 }
 
 /// Sizes the FTL derives from the configuration.
@@ -276,6 +290,13 @@ impl Ftl {
             upp_by_mode,
             max_upp,
             slots_per_block,
+            div: Divisors {
+                slots_per_block: Divisor::new(slots_per_block),
+                max_upp: Divisor::new(max_upp),
+                pages_per_block: Divisor::new(geo.pages_per_block),
+                blocks_per_plane: Divisor::new(geo.blocks_per_plane),
+                planes_per_die: Divisor::new(geo.planes_per_die),
+            },
             logical_units: layout.logical_units,
             l2p: prefetch::map_vec(layout.logical_units as usize, UNMAPPED),
             p2l: prefetch::map_vec(slots as usize, UNMAPPED),
@@ -398,17 +419,29 @@ impl Ftl {
 
     #[inline]
     fn block_of(&self, slot: u32) -> u32 {
-        slot / self.slots_per_block
+        self.div.slots_per_block.div(slot)
     }
 
     #[inline]
     fn page_of(&self, slot: u32) -> u32 {
-        (slot % self.slots_per_block) / self.max_upp
+        self.div.max_upp.div(self.div.slots_per_block.div_rem(slot).1)
+    }
+
+    /// `geo.plane_of_block`, without a divide.
+    #[inline]
+    fn plane_of_block(&self, block: u32) -> u32 {
+        self.div.blocks_per_plane.div(block)
+    }
+
+    /// `geo.die_of_plane`, without a divide.
+    #[inline]
+    fn die_of_plane(&self, plane: u32) -> u32 {
+        self.div.planes_per_die.div(plane)
     }
 
     #[inline]
     fn die_of_block(&self, block: u32) -> u32 {
-        self.geo.die_of_plane(self.geo.plane_of_block(block))
+        self.die_of_plane(self.plane_of_block(block))
     }
 
     fn pool_wear(&self, plane: u32) -> PoolWear {
@@ -437,7 +470,7 @@ impl Ftl {
         let b = self.block_of(slot);
         let old = self.valid[b as usize];
         self.valid[b as usize] = old - 1;
-        let plane = self.geo.plane_of_block(b);
+        let plane = self.plane_of_block(b);
         if self.state[b as usize] == BlockState::Full {
             self.victim.update(b, plane, old, old - 1);
         }
@@ -514,7 +547,7 @@ impl Ftl {
         loop {
             let a = self.pools[plane as usize].active[stream as usize];
             let mode = self.flash.mode(a.block);
-            let die = self.geo.die_of_plane(plane);
+            let die = self.die_of_plane(plane);
             let bytes = a.upp as u64 * self.unit_bytes;
             let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
             self.counters.page_programs.add(cause, 1);
@@ -677,8 +710,7 @@ impl Ftl {
     /// Sense one page and move `units` of its units over the channel; pages not yet
     /// programmed are served from the controller's buffer.
     fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
-        let block = key / self.geo.pages_per_block;
-        let page = key % self.geo.pages_per_block;
+        let (block, page) = self.div.pages_per_block.div_rem(key);
         if page >= self.flash.next_page(block) && self.state[block as usize] == BlockState::Open {
             self.counters.buffer_hits += 1;
             return ready;
@@ -882,7 +914,7 @@ impl Ftl {
     /// change its mode, as the end-of-life policy says).
     fn erase_block(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
         debug_assert_eq!(self.valid[block as usize], 0);
-        let plane = self.geo.plane_of_block(block);
+        let plane = self.plane_of_block(block);
         let mode = self.flash.mode(block);
         let done = self.engine.erase(self.die_of_block(block), ready, self.flash.erase_ns(mode));
         self.counters.block_erases.add(cause, 1);
