@@ -6,7 +6,7 @@
 //! background work.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -247,6 +247,9 @@ impl Simulator {
             Interval::WriteBytes(b) => b,
         };
         let mut progress = Progress::new(&self.cfg.run.progress, stop);
+        const LOOKAHEAD: usize = 2;
+        let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        let mut drained = false;
 
         loop {
             // Stop conditions.
@@ -287,9 +290,27 @@ impl Simulator {
                     progress.update(frac, requests, &started);
                 }
             }
-            let Some(req) = self.workload.next_request()? else {
+            // Requests are drawn from the workload `LOOKAHEAD` ahead (a workload does not see
+            // the drive, so the sequence is the same) to prefetch their map entries; errors and
+            // the end are reported when reached.
+            while !drained && ahead.len() <= LOOKAHEAD {
+                let r = self.workload.next_request();
+                drained = !matches!(r, Ok(Some(_)));
+                ahead.push_back(r);
+            }
+            let Some(req) = ahead.pop_front().expect("a drawn request")? else {
                 break;
             };
+            for (i, r) in ahead.iter().enumerate() {
+                if let Ok(Some(r)) = r {
+                    let (first, units) = ((r.offset / unit) as u32, (r.size.max(1).div_ceil(unit)) as u32);
+                    if i == 0 {
+                        self.ftl.prefetch_slots(first, units);
+                    } else {
+                        self.ftl.prefetch_map(first, units);
+                    }
+                }
+            }
             let (first, units) = self.units_of(&req, logical_units)?;
 
             // Issue time.

@@ -161,13 +161,23 @@ impl FlashArray {
     #[inline]
     pub fn read_ns(&self, mode: BitMode, page: u32) -> u64 {
         let t = &self.timing[mode.index()].read_ns;
-        t[page as usize % t.len()]
+        // One time for every page type is the common case: no divide for it.
+        if t.len() == 1 {
+            t[0]
+        } else {
+            t[page as usize % t.len()]
+        }
     }
 
     #[inline]
     pub fn program_ns(&self, mode: BitMode, page: u32) -> u64 {
         let t = &self.timing[mode.index()].program_ns;
-        t[page as usize % t.len()]
+        // One time for every page type is the common case: no divide for it.
+        if t.len() == 1 {
+            t[0]
+        } else {
+            t[page as usize % t.len()]
+        }
     }
 
     #[inline]

@@ -9,7 +9,9 @@
 //! page operation.
 
 pub mod bad_block;
+mod fastdiv;
 pub mod oracle;
+mod prefetch;
 pub mod read_model;
 pub mod second_write;
 pub mod victim;
@@ -24,6 +26,7 @@ use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::zombie::{DropBit, ZombieVictim};
 use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
+use fastdiv::Divisor;
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
@@ -147,6 +150,8 @@ pub struct Ftl {
     upp_by_mode: [u32; 4],
     max_upp: u32,
     slots_per_block: u32,
+    /// Divisions by geometry constants on the hot paths (see `fastdiv.rs`).
+    div: Divisors,
     logical_units: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
@@ -185,6 +190,16 @@ pub struct Ftl {
     reads: Box<dyn ReadModel>,
     /// Blocks a reclaim policy asked to rewrite, done at the end of the host read.
     reclaim_queue: Vec<u32>,
+}
+
+/// Divisors of the slot and block numbering.
+#[derive(Debug, Clone, Copy)]
+struct Divisors {
+    slots_per_block: Divisor,
+    max_upp: Divisor,
+    pages_per_block: Divisor,
+    blocks_per_plane: Divisor,
+    planes_per_die: Divisor,
 }
 
 /// Sizes the FTL derives from the configuration.
@@ -305,9 +320,16 @@ impl Ftl {
             upp_by_mode,
             max_upp,
             slots_per_block,
+            div: Divisors {
+                slots_per_block: Divisor::new(slots_per_block),
+                max_upp: Divisor::new(max_upp),
+                pages_per_block: Divisor::new(geo.pages_per_block),
+                blocks_per_plane: Divisor::new(geo.blocks_per_plane),
+                planes_per_die: Divisor::new(geo.planes_per_die),
+            },
             logical_units: layout.logical_units,
-            l2p: vec![UNMAPPED; layout.logical_units as usize],
-            p2l: vec![UNMAPPED; slots as usize],
+            l2p: prefetch::map_vec(layout.logical_units as usize, UNMAPPED),
+            p2l: prefetch::map_vec(slots as usize, UNMAPPED),
             valid: vec![0; blocks as usize],
             capacity: vec![block_units; blocks as usize],
             state: vec![BlockState::Free; blocks as usize],
@@ -427,17 +449,29 @@ impl Ftl {
 
     #[inline]
     fn block_of(&self, slot: u32) -> u32 {
-        slot / self.slots_per_block
+        self.div.slots_per_block.div(slot)
     }
 
     #[inline]
     fn page_of(&self, slot: u32) -> u32 {
-        (slot % self.slots_per_block) / self.max_upp
+        self.div.max_upp.div(self.div.slots_per_block.div_rem(slot).1)
+    }
+
+    /// `geo.plane_of_block`, without a divide.
+    #[inline]
+    fn plane_of_block(&self, block: u32) -> u32 {
+        self.div.blocks_per_plane.div(block)
+    }
+
+    /// `geo.die_of_plane`, without a divide.
+    #[inline]
+    fn die_of_plane(&self, plane: u32) -> u32 {
+        self.div.planes_per_die.div(plane)
     }
 
     #[inline]
     fn die_of_block(&self, block: u32) -> u32 {
-        self.geo.die_of_plane(self.geo.plane_of_block(block))
+        self.die_of_plane(self.plane_of_block(block))
     }
 
     fn pool_wear(&self, plane: u32) -> PoolWear {
@@ -466,7 +500,7 @@ impl Ftl {
         let b = self.block_of(slot);
         let old = self.valid[b as usize];
         self.valid[b as usize] = old - 1;
-        let plane = self.geo.plane_of_block(b);
+        let plane = self.plane_of_block(b);
         if self.state[b as usize] == BlockState::Full {
             self.victim.update(b, plane, old, old - 1);
         }
@@ -536,7 +570,7 @@ impl Ftl {
         loop {
             let a = self.pools[plane as usize].active[stream as usize];
             let mode = self.flash.mode(a.block);
-            let die = self.geo.die_of_plane(plane);
+            let die = self.die_of_plane(plane);
             let bytes = a.upp as u64 * self.unit_bytes;
             let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
             self.counters.page_programs.add(cause, 1);
@@ -706,8 +740,7 @@ impl Ftl {
     /// Sense one page and move `units` of its units over the channel; pages not yet
     /// programmed are served from the controller's buffer.
     fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
-        let block = key / self.geo.pages_per_block;
-        let page = key % self.geo.pages_per_block;
+        let (block, page) = self.div.pages_per_block.div_rem(key);
         if page >= self.flash.next_page(block) && self.state[block as usize] == BlockState::Open {
             self.counters.buffer_hits += 1;
             return ready;
@@ -802,9 +835,17 @@ impl Ftl {
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         let base = block * self.slots_per_block;
         let mut done = ready;
+        // Map entries of the units `ahead` pages on are requested before they are needed.
+        let ahead = prefetch::GC_PREFETCH_UNITS.div_ceil(upp.max(1));
+        for page in 0..ahead.min(self.geo.pages_per_block) {
+            self.prefetch_page_map(base + page * self.max_upp, upp);
+        }
         for page in 0..self.geo.pages_per_block {
             if self.valid[block as usize] == 0 {
                 break;
+            }
+            if page + ahead < self.geo.pages_per_block {
+                self.prefetch_page_map(base + (page + ahead) * self.max_upp, upp);
             }
             let first = base + page * self.max_upp;
             let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
@@ -831,6 +872,45 @@ impl Ftl {
             }
         }
         done
+    }
+
+    /// Prefetch the map entries of logical units `first..first + units` (a request a few
+    /// requests ahead; see `prefetch.rs`). Changes nothing.
+    #[inline]
+    pub fn prefetch_map(&self, first: u32, units: u32) {
+        let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
+        let mut lpn = first;
+        while lpn < last {
+            prefetch::prefetch(&self.l2p, lpn as usize);
+            lpn = (lpn | 15) + 1; // one request per cache line of 16 entries
+        }
+        if last > first {
+            prefetch::prefetch(&self.l2p, last as usize - 1);
+        }
+    }
+
+    /// Prefetch the reverse-map entries of the slots units `first..first + units` are mapped
+    /// to now (the next request: its map entries were prefetched earlier). Changes nothing.
+    #[inline]
+    pub fn prefetch_slots(&self, first: u32, units: u32) {
+        let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
+        for lpn in first..last.min(self.logical_units) {
+            let slot = self.l2p[lpn as usize];
+            if slot != UNMAPPED {
+                prefetch::prefetch(&self.p2l, slot as usize);
+            }
+        }
+    }
+
+    /// Prefetch the map entries of the valid units in the `upp` slots from `first`.
+    #[inline]
+    fn prefetch_page_map(&self, first: u32, upp: u32) {
+        for slot in first..first + upp {
+            let lpn = self.p2l[slot as usize];
+            if lpn != UNMAPPED {
+                prefetch::prefetch(&self.l2p, lpn as usize);
+            }
+        }
     }
 
     /// Move one unit from slot `from` to `plane`'s GC stream.
@@ -864,7 +944,7 @@ impl Ftl {
     /// change its mode, as the end-of-life policy says).
     fn erase_block(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
         debug_assert_eq!(self.valid[block as usize], 0);
-        let plane = self.geo.plane_of_block(block);
+        let plane = self.plane_of_block(block);
         let mode = self.flash.mode(block);
         let done = self.engine.erase(self.die_of_block(block), ready, self.flash.erase_ns(mode));
         self.counters.block_erases.add(cause, 1);
@@ -1114,11 +1194,17 @@ impl Ftl {
         }
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
         let n = (drive_writes * self.logical_units as f64) as u64;
+        // The same random sequence, drawn two writes ahead so that the map entries of the
+        // next writes can be prefetched (the draws past the end are never used).
+        let mut next = [rng.gen_range(0..self.logical_units), rng.gen_range(0..self.logical_units)];
         for _ in 0..n {
             if self.death.is_some() {
                 break;
             }
-            let lpn = rng.gen_range(0..self.logical_units);
+            let lpn = next[0];
+            next = [next[1], rng.gen_range(0..self.logical_units)];
+            self.prefetch_map(next[1], 1);
+            self.prefetch_slots(next[0], 1);
             self.write(lpn, 1, 0);
         }
         self.engine.set_timing(timing);

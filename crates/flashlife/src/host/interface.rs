@@ -39,6 +39,12 @@ pub trait Drive: Send {
     fn open_channel_summary(&self, _simulated_ns: u64) -> Option<OpenChannelSummary> {
         None
     }
+    /// A hint that units `first..first + units` will be accessed two requests from now:
+    /// fetch their map entries into the cache. Must change nothing.
+    fn prefetch_map(&self, _first: u32, _units: u32) {}
+    /// A hint that units `first..first + units` will be accessed by the next request (after
+    /// `prefetch_map` for them): fetch what their current mappings point to. Must change nothing.
+    fn prefetch_slots(&self, _first: u32, _units: u32) {}
     /// The block FTL, when this is one.
     fn as_ftl(&self) -> Option<&Ftl> {
         None
@@ -63,6 +69,12 @@ impl Drive for Ftl {
     }
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
         Ftl::precondition(self, fill, drive_writes, seed)
+    }
+    fn prefetch_map(&self, first: u32, units: u32) {
+        Ftl::prefetch_map(self, first, units)
+    }
+    fn prefetch_slots(&self, first: u32, units: u32) {
+        Ftl::prefetch_slots(self, first, units)
     }
     fn reset_counters(&mut self) {
         self.flash.ops = Default::default();
