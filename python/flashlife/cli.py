@@ -12,16 +12,16 @@ from . import _core
 from .api import _layers, _toml_literal
 
 
+def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:
+    """A repeatable `KEY=VALUE` option collecting configuration assignments."""
+    p.add_argument(flag, dest=dest, action="append", default=[], metavar="KEY=VALUE", help=help)
+
+
 def _add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", help="TOML configuration file")
     p.add_argument("--preset", help="start from a named preset (see `flashlife presets`)")
-    p.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set any configuration key by its dotted path, e.g. --set gc.victim=fifo",
+    _add_assignments(
+        p, "--set", "sets", "set any configuration key by its dotted path, e.g. --set gc.victim=fifo"
     )
     p.add_argument("--trace", help="replay this trace file")
     p.add_argument("--format", help="trace format (default: detected from content)")
@@ -275,14 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("path", help="trace file (plain or gzip)")
     t.add_argument("--format", help="trace format (default: detected from content)")
-    t.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="trace option, e.g. --set workload.trace.time_unit=ms",
-    )
+    _add_assignments(t, "--set", "sets", "trace option, e.g. --set workload.trace.time_unit=ms")
     t.add_argument("--json", action="store_true", help="print the statistics as JSON")
     t.add_argument("--plot", metavar="FILE.png", help="also draw the address-reuse CDF to this file")
     t.set_defaults(func=_cmd_trace_stats)
@@ -305,29 +298,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--baseline", metavar="CFG", help="preset name or TOML file (with --base: TOML keys on it)"
     )
     p.add_argument("--base", metavar="CFG", help="preset name or TOML file both runs start from")
-    p.add_argument(
+    _add_assignments(
+        p,
         "--technique-set",
-        dest="technique_sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a key in the technique's run only (e.g. --technique-set gc.victim=greedy)",
+        "technique_sets",
+        "set a key in the technique's run only (e.g. --technique-set gc.victim=greedy)",
     )
-    p.add_argument(
-        "--baseline-set",
-        dest="baseline_sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a key in the baseline's run only",
-    )
-    p.add_argument(
+    _add_assignments(p, "--baseline-set", "baseline_sets", "set a key in the baseline's run only")
+    _add_assignments(
+        p,
         "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a configuration key in both runs (e.g. the workload: --set workload.read_ratio=0.3)",
+        "sets",
+        "set a configuration key in both runs (e.g. the workload: --set workload.read_ratio=0.3)",
     )
     p.add_argument("--trace", help="replay this trace file in both runs")
     p.add_argument("--until", help="death | end | requests:N | time:T | writes:BYTES")

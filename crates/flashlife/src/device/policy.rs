@@ -16,8 +16,11 @@ pub trait FailurePolicy: Send {
     fn write_back(&self) -> bool;
     /// Physical block and page the next write of `lpo` of `lbn` goes to.
     fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32);
-    /// Physical block and page holding `lpo` of `lbn`.
-    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32);
+    /// Physical block and page holding `lpo` of `lbn`: where it was written, unless the policy
+    /// moves data after the write (the shift table does).
+    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
+        self.translate_write(lbn, lpo)
+    }
     /// A write of `lbn` succeeded.
     fn programmed(&mut self, _lbn: u32) {}
     /// The program of `lpo` of `lbn` failed, its status known at `detected`. Returns when the
@@ -63,10 +66,6 @@ impl FailurePolicy for Ocssd {
     fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
         (self.map[lbn as usize], lpo)
     }
-    #[inline]
-    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
-        (self.map[lbn as usize], lpo)
-    }
     fn program_failed(&mut self, _: &mut DeviceCore, _: u32, _: u32, _: u64) -> Option<u64> {
         None
     }
@@ -95,10 +94,6 @@ impl FailurePolicy for BlockCopy {
     }
     #[inline]
     fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
-        (self.map[lbn as usize], lpo)
-    }
-    #[inline]
-    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
         (self.map[lbn as usize], lpo)
     }
     fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {

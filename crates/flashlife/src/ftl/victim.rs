@@ -65,12 +65,10 @@ pub fn build(
     Ok(match name {
         "greedy" => Box::new(Greedy::new(blocks, pools, max_capacity)),
         "fifo" => Box::new(Fifo::new(blocks, pools)),
-        "cost_benefit" => Box::new(CostBenefit { set: MemberSet::new(blocks, pools) }),
-        "random" => Box::new(RandomChoices {
-            set: MemberSet::new(blocks, pools),
-            d: d_choices,
-            rng: Pcg64Mcg::seed_from_u64(seed),
-        }),
+        "cost_benefit" => Box::new(Scanned::new(blocks, pools, CostBenefit)),
+        "random" => {
+            Box::new(Scanned::new(blocks, pools, RandomChoices { d: d_choices, rng: Pcg64Mcg::seed_from_u64(seed) }))
+        }
         other => {
             return Err(Error::config(
                 "gc.victim",
@@ -278,13 +276,25 @@ impl MemberSet {
     }
 }
 
-/// Cost-benefit (Rosenblum and Ousterhout): maximise (1 - u) * age / (1 + u), u the valid
-/// share, age in blocks closed since the candidate filled. Scans the pool's candidates.
-pub struct CostBenefit {
+/// A policy that chooses by scanning or sampling its pool's candidates: it keeps them in a
+/// [`MemberSet`] and leaves the choice to a [`Chooser`].
+pub struct Scanned<C> {
     set: MemberSet,
+    chooser: C,
 }
 
-impl VictimPolicy for CostBenefit {
+impl<C> Scanned<C> {
+    pub fn new(blocks: u32, pools: u32, chooser: C) -> Self {
+        Scanned { set: MemberSet::new(blocks, pools), chooser }
+    }
+}
+
+/// Chooses a victim among a pool's candidates (see [`VictimPolicy::select`]).
+pub trait Chooser: Send {
+    fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32>;
+}
+
+impl<C: Chooser> VictimPolicy for Scanned<C> {
     fn insert(&mut self, block: u32, pool: u32, _valid: u32) {
         self.set.insert(block, pool);
     }
@@ -296,12 +306,21 @@ impl VictimPolicy for CostBenefit {
     }
 
     fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        self.chooser.choose(self.set.members(pool), view, accept)
+    }
+}
+
+/// Cost-benefit (Rosenblum and Ousterhout): maximise (1 - u) * age / (1 + u), u the valid
+/// share, age in blocks closed since the candidate filled. Scans the pool's candidates.
+pub struct CostBenefit;
+
+impl Chooser for CostBenefit {
+    fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         let score = |b: u32| {
             let u = view.valid[b as usize] as f64 / view.capacity[b as usize].max(1) as f64;
             let age = (view.now_seq - view.closed_seq[b as usize]) as f64 + 1.0;
             (1.0 - u) * age / (1.0 + u)
         };
-        let members = self.set.members(pool);
         let best_of = |filter: &mut dyn FnMut(u32) -> bool| {
             members.iter().copied().filter(|&b| filter(b)).max_by(|&a, &b| score(a).total_cmp(&score(b)))
         };
@@ -312,24 +331,12 @@ impl VictimPolicy for CostBenefit {
 /// Random d-choices: sample `d` candidates uniformly, keep the one with fewest valid units
 /// (d = 1 is plain random cleaning).
 pub struct RandomChoices {
-    set: MemberSet,
     d: u32,
     rng: Pcg64Mcg,
 }
 
-impl VictimPolicy for RandomChoices {
-    fn insert(&mut self, block: u32, pool: u32, _valid: u32) {
-        self.set.insert(block, pool);
-    }
-
-    fn update(&mut self, _block: u32, _pool: u32, _old: u32, _new: u32) {}
-
-    fn remove(&mut self, block: u32, pool: u32, _valid: u32) {
-        self.set.remove(block, pool);
-    }
-
-    fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
-        let members = self.set.members(pool);
+impl Chooser for RandomChoices {
+    fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         if members.is_empty() {
             return None;
         }
@@ -397,7 +404,7 @@ mod tests {
 
     #[test]
     fn cost_benefit_prefers_old_empty_blocks() {
-        let mut p = CostBenefit { set: MemberSet::new(3, 1) };
+        let mut p = Scanned::new(3, 1, CostBenefit);
         for b in 0..3 {
             p.insert(b, 0, 0);
         }
