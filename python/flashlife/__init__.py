@@ -7,7 +7,7 @@
 
 from . import plots
 from ._core import FlashlifeError, __version__
-from .api import Result, presets, resolve_config, run
+from .api import Result, presets, resolve_config, resume, run
 from .compare import compare, compare_results
 from .sweep import flatten_summary, load_grid, load_results, load_timeseries, sweep, sweep_from_file
 
@@ -24,6 +24,7 @@ __all__ = [
     "plots",
     "presets",
     "resolve_config",
+    "resume",
     "run",
     "sweep",
     "sweep_from_file",

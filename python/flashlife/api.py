@@ -84,6 +84,9 @@ class Result:
     erase_histogram: pd.DataFrame
     config: dict[str, Any]
     summary_text: str = field(repr=False, default="")
+    #: Latency CDFs: columns op ("read", "write", "all"), latency_us, fraction; one row per
+    #: histogram bucket that holds requests.
+    latency_cdf: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
 
     def __str__(self) -> str:
         return self.summary_text
@@ -103,7 +106,9 @@ def run(
     config: a preset name, a TOML file path, or a dict of keys (nested or dotted);
     workload: a dict of `workload.*` keys, or a trace file path;
     until: `death`, `end`, `requests:N`, `time:T`, `writes:BYTES` (e.g. `writes:3dw`);
-    overrides: more keys, as a dict or `key=value` strings; out_dir: also write the run's files.
+    overrides: more keys, as a dict or `key=value` strings; out_dir: also write the run's files
+    there, and checkpoint the run there when it is interrupted (Ctrl-C, or any signal whose
+    handler raises) and every `run.checkpoint_every`, so that `resume(out_dir)` can go on.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
     layers = _layers(config, workload, until, seed, overrides)
@@ -113,6 +118,20 @@ def run(
         overrides=layers["overrides"],
         out_dir=None if out_dir is None else os.fspath(out_dir),
     )
+    return _result(raw)
+
+
+def resume(out_dir: str | os.PathLike) -> Result:
+    """Go on with the interrupted run whose checkpoint (`checkpoint.bin`) is in `out_dir`.
+
+    The result is the one the run would have had uninterrupted (apart from the process's wall
+    time and memory). A missing, truncated, corrupt or foreign checkpoint raises
+    FlashlifeError, and nothing in the folder changes.
+    """
+    return _result(_core.resume(os.fspath(out_dir)))
+
+
+def _result(raw: Mapping[str, Any]) -> Result:
     hist = pd.DataFrame(raw["erase_histogram"], columns=["erase_count", "blocks"])
     return Result(
         summary=json.loads(raw["summary_json"]),
@@ -120,6 +139,7 @@ def run(
         erase_histogram=hist,
         config=tomllib.loads(raw["config_toml"]),
         summary_text=raw["summary_text"],
+        latency_cdf=pd.read_csv(io.StringIO(raw["latency_cdf_csv"])),
     )
 
 

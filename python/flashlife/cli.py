@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tomllib
 
@@ -42,16 +43,30 @@ def _layer_args(args: argparse.Namespace) -> dict:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    layers = _layer_args(args)
-    raw = _core.run(
-        preset=layers["preset"], files=layers["files"], overrides=layers["overrides"], out_dir=args.out
-    )
+    if args.resume:
+        given = [args.config, args.preset, args.trace, args.format, args.until, args.seed]
+        if any(x is not None for x in given) or args.sets:
+            raise ValueError(
+                "--resume takes the run's configuration from its checkpoint: "
+                "give no configuration file, --preset, --set, --trace, --format, --until or --seed with it"
+            )
+        if args.out and os.path.abspath(args.out) != os.path.abspath(args.resume):
+            raise ValueError("--resume DIR goes on writing into DIR: leave out --out or give the same folder")
+        args.out = args.resume
+        raw = _core.resume(args.resume)
+    else:
+        if not args.out:
+            raise ValueError("run needs --out DIR (or --resume DIR to go on with an interrupted run)")
+        layers = _layer_args(args)
+        raw = _core.run(
+            preset=layers["preset"], files=layers["files"], overrides=layers["overrides"], out_dir=args.out
+        )
     if args.json:
         print(raw["summary_json"])
     elif not args.quiet:
         print(raw["summary_text"], end="")
         summary = os.path.join(args.out, "summary.json")
-        print(f"wrote {summary}, timeseries.csv, erase_histogram.csv, config.toml")
+        print(f"wrote {summary}, timeseries.csv, erase_histogram.csv, latency_cdf.csv, config.toml")
     return 0
 
 
@@ -222,12 +237,16 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         files = _run_dirs(args.results, "erase_histogram.csv")
         hs = {k: pd.read_csv(f) for k, f in files.items()}
         fig = plots.erase_histogram(single(hs), title=args.title)
-    else:  # cdf
+    else:  # cdf: the whole distribution where the folder has it, else the summary's percentiles
         files = _run_dirs(args.results, "summary.json")
-        ss = {}
+        ss: dict[str, object] = {}
         for k, f in files.items():
-            with open(f) as fh:
-                ss[k] = json.load(fh)
+            table = os.path.join(os.path.dirname(f), "latency_cdf.csv")
+            if os.path.exists(table):
+                ss[k] = pd.read_csv(table)
+            else:
+                with open(f) as fh:
+                    ss[k] = json.load(fh)
         fig = plots.latency_cdf(single(ss), op=args.op, title=args.title)
     out = args.out
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -256,7 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a simulation and write its results")
     _add_config_args(p)
-    p.add_argument("--out", required=True, help="folder for summary.json, timeseries.csv, config.toml")
+    p.add_argument(
+        "--out",
+        help="folder for summary.json, timeseries.csv, config.toml (and checkpoint.bin while interrupted)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="go on with the interrupted run in DIR from its checkpoint (configuration and all)",
+    )
     p.add_argument("--json", action="store_true", help="print summary.json instead of the human summary")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(func=_cmd_run)
@@ -340,11 +367,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived: stop the run the way Ctrl-C does (checkpoint, then exit)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _interrupted(args: argparse.Namespace, code: int, what: str) -> int:
+    out = getattr(args, "out", None) or getattr(args, "resume", None)
+    if args.command == "run" and out and os.path.exists(os.path.join(out, "checkpoint.bin")):
+        print(
+            f"flashlife: {what}; checkpoint written to {os.path.join(out, 'checkpoint.bin')}; "
+            f"go on with: flashlife run --resume {out}",
+            file=sys.stderr,
+        )
+    else:
+        print(f"flashlife: {what}", file=sys.stderr)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
+    except _Terminated:
+        return _interrupted(args, 143, "terminated")
     except _core.FlashlifeError as e:
         print(f"flashlife: error: {e}", file=sys.stderr)
         return 2
@@ -353,8 +404,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"flashlife: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("flashlife: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(args, 130, "interrupted")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

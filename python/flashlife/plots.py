@@ -279,8 +279,26 @@ def erase_histogram(
     return _finish(fig, path)
 
 
-def _latency_points(obj: Any, op: str, tail: bool) -> list[tuple[float, float]]:
-    """(latency us, fraction) points of one result: the CDF, or 1 - CDF (fraction slower) for tail."""
+def _cdf_frame_points(df: pd.DataFrame, op: str, tail: bool) -> list[tuple[float, float]]:
+    """Points of a run's latency CDF table (columns op, latency_us, fraction)."""
+    rows = df[df["op"] == op].sort_values("latency_us")
+    xs = [float(x) for x in rows["latency_us"]]
+    fs = [float(f) for f in rows["fraction"]]
+    if not tail:
+        return list(zip(xs, fs, strict=True))
+    # The share of requests at least as slow as each bucket: 1 - CDF of the bucket before.
+    return [(x, 1.0 - prev) for x, prev in zip(xs, [0.0, *fs[:-1]], strict=True)]
+
+
+def _latency_points(obj: Any, op: str, tail: bool) -> tuple[list[tuple[float, float]], bool]:
+    """(latency us, fraction) points of one result, the CDF or 1 - CDF (fraction at least that
+    slow) for tail, and whether they are the whole histogram (else the summary's percentiles)."""
+    if isinstance(obj, Result) and not obj.latency_cdf.empty:
+        obj = obj.latency_cdf
+    if isinstance(obj, pd.DataFrame):
+        if not {"op", "latency_us", "fraction"} <= set(obj.columns):
+            raise TypeError("latency_cdf: a table needs the columns op, latency_us and fraction")
+        return _cdf_frame_points(obj, op, tail), True
     if isinstance(obj, Result):
         obj = obj.summary
     if isinstance(obj, pd.Series):
@@ -295,16 +313,16 @@ def _latency_points(obj: Any, op: str, tail: bool) -> list[tuple[float, float]]:
         lat = {k: obj.get(f"latency_us.{op}.{k}") for k in ("count", "p50", "p99", "p999", "max")}
     count = lat.get("count") or 0
     if not count or (isinstance(count, float) and math.isnan(count)):
-        return []
+        return [], False
     count = int(count)
     pts = [("p50", 0.5, 2), ("p99", 0.99, 100), ("p999", 0.999, 1000)]
     out = [(float(lat[k]), (1.0 - q) if tail else q) for k, q, n in pts if count >= n]
     out.append((float(lat["max"]), 1.0 / count if tail else 1.0))
-    return out
+    return out, False
 
 
 def _is_single(obj: Any) -> bool:
-    if isinstance(obj, Result | pd.Series):
+    if isinstance(obj, Result | pd.Series | pd.DataFrame):
         return True
     return isinstance(obj, Mapping) and (
         "latency_us" in obj or any(str(k).startswith("latency_us.") for k in obj)
@@ -320,14 +338,15 @@ def latency_cdf(
     path: PathLike | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Latency distribution of reads, writes or all requests, from the summary's percentiles.
+    """Latency distribution of reads, writes or all requests.
 
-    results: a Result, a summary dict, a row of sweep results, or a mapping label -> any of
-    these (one line each); op: "read", "write" or "all"; tail: plot the fraction of requests
-    at least that slow (1 - CDF) on log-log axes, which shows the tail (else the CDF itself).
-    The core reports the distribution as percentiles (p50, p99, p99.9, max), so each curve
-    goes through those points (p99 from 100 requests on, p99.9 from 1000; the max is the
-    slowest 1 / count), not through every histogram bucket.
+    results: a Result, a run's latency CDF table (`latency_cdf.csv` of a run folder: columns
+    op, latency_us, fraction), a summary dict, a row of sweep results, or a mapping label ->
+    any of these (one line each); op: "read", "write" or "all"; tail: plot the fraction of
+    requests at least that slow (1 - CDF) on log-log axes, which shows the tail (else the CDF
+    itself). A Result or CDF table gives the whole distribution (one point per histogram
+    bucket); a summary or sweep row only has percentiles, so that curve goes through p50,
+    p99 (from 100 requests on), p99.9 (from 1000) and the max (the slowest 1 / count), marked.
     """
     if op not in ("read", "write", "all"):
         raise ValueError(f"latency_cdf: op must be 'read', 'write' or 'all', not {op!r}")
@@ -340,10 +359,10 @@ def latency_cdf(
     fig, ax = _figure(ax, (6.0, 4.0))
     drawn = 0
     for label, obj in series:
-        pts = _latency_points(obj, op, tail)
+        pts, whole = _latency_points(obj, op, tail)
         if not pts:
             continue
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=None if whole else "o", label=label)
         drawn += 1
     if not drawn:
         raise ValueError(f"latency_cdf: no {op} requests in the results")

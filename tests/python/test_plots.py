@@ -170,10 +170,26 @@ def test_latency_cdf(runs, df, tmp_path):
     assert ax.get_xlabel() == "read latency (us)"
     assert ax.get_ylabel() == "fraction of requests at least this slow (1 - CDF)"
     assert ax.get_title() == "read latency distribution"
-    s = runs["greedy"].summary["latency_us"]["read"]
+    # A Result carries the whole histogram: one point per bucket, from the fastest request
+    # (all requests at least that slow) to the slowest (1 / count of them).
+    r = runs["greedy"]
+    s = r.summary["latency_us"]["read"]
     x = list(ax.lines[0].get_xdata())
-    assert x == [s["p50"], s["p99"], s["p999"], s["max"]]
-    assert list(ax.lines[0].get_ydata())[:3] == pytest.approx([0.5, 0.01, 0.001])
+    y = list(ax.lines[0].get_ydata())
+    reads = r.latency_cdf[r.latency_cdf["op"] == "read"]
+    assert len(x) == len(reads) > 4
+    assert y[0] == 1.0 and x == sorted(x)
+    assert x[-1] == pytest.approx(s["max"], rel=1e-3)
+    assert y[-1] * s["count"] >= 1.0 - 1e-9
+    assert all(a >= b for a, b in zip(y, y[1:], strict=False))
+    # The CDF reaches the median at the summary's p50.
+    cdf = plots.latency_cdf(r, op="read", tail=False).axes[0].lines[0]
+    median_at = next(xv for xv, f in zip(cdf.get_xdata(), cdf.get_ydata(), strict=True) if f >= 0.5)
+    assert median_at == pytest.approx(s["p50"], rel=1e-3)
+    # A summary has percentiles only: the curve goes through them.
+    fig = plots.latency_cdf(r.summary, op="read")
+    assert list(fig.axes[0].lines[0].get_xdata()) == [s["p50"], s["p99"], s["p999"], s["max"]]
+    assert list(fig.axes[0].lines[0].get_ydata())[:3] == pytest.approx([0.5, 0.01, 0.001])
     fig = plots.latency_cdf(runs["fifo"].summary, op="write", tail=False)
     assert fig.axes[0].get_ylabel() == "fraction of requests (CDF)"
     assert list(fig.axes[0].lines[0].get_ydata()) == [0.5, 0.99, 0.999, 1.0]

@@ -68,9 +68,11 @@ fn list_presets() -> Vec<(String, String)> {
 }
 
 /// Run a configuration. Returns a dict with `summary_json`, `summary_text`,
-/// `timeseries_csv`, `erase_histogram` (list of (erase count, blocks)) and `config_toml`.
-/// With `out_dir`, the run's files are written there too. The GIL is released while the
-/// core runs; Ctrl-C stops the run and raises KeyboardInterrupt.
+/// `timeseries_csv`, `erase_histogram` (list of (erase count, blocks)), `latency_cdf_csv` and
+/// `config_toml`. With `out_dir`, the run's files are written there too, and the run
+/// checkpoints there when interrupted and every `run.checkpoint_every`. The GIL is released
+/// while the core runs; Ctrl-C (or any signal whose Python handler raises) stops the run,
+/// checkpointing it when it has an `out_dir`, and the handler's exception propagates.
 #[pyfunction]
 #[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None))]
 fn run<'py>(
@@ -82,20 +84,34 @@ fn run<'py>(
     out_dir: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cfg = build_config(preset, &files, toml_text, &overrides).map_err(err)?;
+    run_in_background(py, move |flag| match &out_dir {
+        Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), Some(flag)),
+        None => flashlife::Simulator::new(cfg).and_then(|mut s| {
+            s.set_cancel_flag(flag);
+            s.run()
+        }),
+    })
+}
+
+/// Go on with the interrupted run whose checkpoint is in `out_dir`; returns what `run` does.
+#[pyfunction]
+fn resume<'py>(py: Python<'py>, out_dir: String) -> PyResult<Bound<'py, PyDict>> {
+    run_in_background(py, move |flag| flashlife::resume_dir(std::path::Path::new(&out_dir), Some(flag)))
+}
+
+/// Run `job` on a Rust thread and wait for it without the GIL, waking every 100 ms to let
+/// Python handle signals; a signal handler's exception sets the job's cancel flag, waits for
+/// the job to stop (and checkpoint) and is raised.
+fn run_in_background<'py, F>(py: Python<'py>, job: F) -> PyResult<Bound<'py, PyDict>>
+where
+    F: FnOnce(Arc<AtomicBool>) -> flashlife::Result<flashlife::RunOutput> + Send + 'static,
+{
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let flag = cancel.clone();
     let worker = std::thread::spawn(move || {
-        let result = match &out_dir {
-            Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), Some(flag)),
-            None => flashlife::Simulator::new(cfg).and_then(|mut s| {
-                s.set_cancel_flag(flag);
-                s.run()
-            }),
-        };
-        let _ = tx.send(result);
+        let _ = tx.send(job(flag));
     });
-    // Wait without the GIL, waking to let Python handle signals (Ctrl-C).
     let mut rx = rx;
     let result = loop {
         // The receiver is moved into the GIL-free closure and back (it is Send, not Sync).
@@ -106,7 +122,12 @@ fn run<'py>(
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals() {
                     cancel.store(true, Ordering::Relaxed);
-                    let _ = py.detach(|| worker.join());
+                    let stopped = py.detach(move || rx.recv());
+                    let _ = py.detach(move || worker.join());
+                    // A run that could not write its checkpoint says so rather than vanish.
+                    if let Ok(Err(run_error)) = stopped {
+                        return Err(err(run_error));
+                    }
                     return Err(e);
                 }
             }
@@ -122,6 +143,7 @@ fn run<'py>(
     d.set_item("summary_text", out.summary.to_text())?;
     d.set_item("timeseries_csv", out.timeseries.to_csv())?;
     d.set_item("erase_histogram", out.erase_histogram)?;
+    d.set_item("latency_cdf_csv", out.latency_cdf.to_csv())?;
     d.set_item("config_toml", out.config.to_toml())?;
     Ok(d)
 }
@@ -152,6 +174,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlifeError", m.py().get_type::<FlashlifeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(resume, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(list_presets, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;

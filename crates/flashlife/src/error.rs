@@ -37,6 +37,8 @@ pub enum Error {
     Integrity(String),
     /// Anything else that stops a run: a message for the user.
     Run(String),
+    /// A checkpoint file that cannot be used (missing, truncated, corrupt, foreign).
+    Checkpoint { path: String, message: String },
 }
 
 impl Error {
@@ -74,6 +76,7 @@ impl fmt::Display for Error {
             Error::Io { path, message } => write!(f, "{path}: {message}"),
             Error::Integrity(m) => write!(f, "integrity oracle: {m}"),
             Error::Run(m) => write!(f, "{m}"),
+            Error::Checkpoint { path, message } => write!(f, "checkpoint {path}: {message}"),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Data flows one way: workload -> host interface -> FTL -> flash model -> engine -> stats.
 //! See `docs/architecture.md`.
 
+pub mod checkpoint;
 pub mod config;
 pub mod device;
 pub mod engine;
@@ -17,4 +18,4 @@ pub mod workload;
 
 pub use config::{Config, ConfigBuilder};
 pub use error::{Error, Result};
-pub use sim::{run_to_dir, RunOutput, Simulator};
+pub use sim::{resume_dir, run_to_dir, RunOutput, Simulator};

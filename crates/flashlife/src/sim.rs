@@ -8,10 +8,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::checkpoint;
 use crate::config::{Config, Interval, StopCondition};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -119,6 +121,16 @@ pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
     }
 }
 
+/// What the workload builder is told about the drive a configuration describes.
+fn workload_context(cfg: &Config) -> Result<WorkloadContext> {
+    let layout = if cfg.host.interface == "open_channel" { open_channel::layout(cfg)? } else { Layout::of(cfg)? };
+    Ok(WorkloadContext {
+        logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
+        unit_bytes: layout.unit_bytes,
+        seed: stream_seed(cfg.seed, "workload"),
+    })
+}
+
 /// Draw `program_fail_nth` for `program_fail_nth_random_within` (seeded stream
 /// `failure_point`), so that the configuration records the program that fails.
 fn resolve_failure_point(f: &mut crate::config::FailureConfig, seed: u64) {
@@ -136,7 +148,30 @@ pub struct RunOutput {
     pub timeseries: TimeSeries,
     /// (erase count, blocks with that count), ascending.
     pub erase_histogram: Vec<(u32, u64)>,
+    /// Latency CDFs: (latency in us, cumulative fraction), one point per histogram bucket.
+    pub latency_cdf: LatencyCdfs,
     pub config: Config,
+}
+
+/// The latency distributions of a run as CDF points.
+#[derive(Debug, Clone, Default)]
+pub struct LatencyCdfs {
+    pub read: Vec<(f64, f64)>,
+    pub write: Vec<(f64, f64)>,
+    pub all: Vec<(f64, f64)>,
+}
+
+impl LatencyCdfs {
+    /// `op,latency_us,fraction` rows.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("op,latency_us,fraction\n");
+        for (op, points) in [("read", &self.read), ("write", &self.write), ("all", &self.all)] {
+            for (us, f) in points {
+                out += &format!("{op},{us},{f}\n");
+            }
+        }
+        out
+    }
 }
 
 /// A configured drive and workload, ready to run.
@@ -146,21 +181,84 @@ pub struct Simulator {
     ftl: Box<dyn Drive>,
     workload: Box<dyn Workload>,
     cancel: Option<Arc<AtomicBool>>,
-    precondition_bytes: u64,
+    /// Stop as if interrupted once this many requests are done (tests, tools).
+    interrupt_after: Option<u64>,
+    /// Stop as a killed process would, without a word, once this many requests are done (tests).
+    crash_after: Option<u64>,
+    /// Where checkpoints go; `None`: no checkpoints.
+    checkpoint_path: Option<PathBuf>,
+    /// The run loop's state so far: fresh, or read from a checkpoint.
+    state: RunState,
     /// Open-loop replay forced on or off, whatever the workload configuration says.
     open_loop: Option<bool>,
+}
+
+/// The run loop's own state (the drive holds the rest): what a checkpoint needs to go on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct RunState {
+    /// Completion times of the requests in flight.
+    outstanding: BinaryHeap<Reverse<u64>>,
+    lat_read: LatencyHistogram,
+    lat_write: LatencyHistogram,
+    ts: TimeSeries,
+    host: HostSummary,
+    now: u64,
+    busy_until: u64,
+    end: u64,
+    /// Requests served: also how far the workload has been read.
+    requests: u64,
+    /// Next time-series row (simulated ns or host bytes, as `stats.interval` says).
+    next_mark: u64,
+    /// Next periodic checkpoint, in the same way (`run.checkpoint_every`).
+    next_checkpoint: u64,
+    /// Wall time of earlier segments of a resumed run.
+    wall_seconds_before: f64,
+}
+
+impl RunState {
+    fn new(cfg: &Config, drive: &dyn Drive, precondition_bytes: u64) -> Result<RunState> {
+        let logical_bytes = drive.logical_units() as u64 * drive.unit_bytes();
+        let first_mark = |i: Interval| match i {
+            Interval::TimeNs(t) => t,
+            Interval::WriteBytes(b) => b,
+        };
+        Ok(RunState {
+            outstanding: BinaryHeap::with_capacity(cfg.host.queue_depth as usize + 1),
+            lat_read: LatencyHistogram::new(),
+            lat_write: LatencyHistogram::new(),
+            ts: TimeSeries { long_reads: LongReads::new(cfg.reliability.long_read_us), ..Default::default() },
+            host: HostSummary { precondition_bytes, ..Default::default() },
+            now: 0,
+            busy_until: 0,
+            end: 0,
+            requests: 0,
+            next_mark: first_mark(cfg.stats.interval(logical_bytes)?),
+            next_checkpoint: cfg.run.checkpoint_interval(logical_bytes)?.map_or(u64::MAX, first_mark),
+            wall_seconds_before: 0.0,
+        })
+    }
+}
+
+/// What a checkpoint file holds. Serialised through [`CheckpointRef`], which must list the
+/// same fields in the same order.
+#[derive(serde::Deserialize)]
+struct CheckpointData {
+    config_toml: String,
+    state: RunState,
+    drive: Box<dyn Drive>,
+}
+
+#[derive(serde::Serialize)]
+struct CheckpointRef<'a> {
+    config_toml: &'a str,
+    state: &'a RunState,
+    drive: &'a dyn Drive,
 }
 
 impl Simulator {
     /// Build the drive and the configured workload.
     pub fn new(cfg: Config) -> Result<Simulator> {
-        let layout = if cfg.host.interface == "open_channel" { open_channel::layout(&cfg)? } else { Layout::of(&cfg)? };
-        let ctx = WorkloadContext {
-            logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
-            unit_bytes: layout.unit_bytes,
-            seed: stream_seed(cfg.seed, "workload"),
-        };
-        let wl = workload::build(&cfg.workload, &ctx)?;
+        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
         Simulator::with_workload(cfg, wl)
     }
 
@@ -188,7 +286,84 @@ impl Simulator {
         if let Some(v) = ftl.integrity_violation() {
             return Err(Error::Integrity(v.to_string()));
         }
-        Ok(Simulator { cfg, ftl, workload, cancel: None, precondition_bytes, open_loop: None })
+        let state = RunState::new(&cfg, ftl.as_ref(), precondition_bytes)?;
+        Ok(Simulator {
+            cfg,
+            ftl,
+            workload,
+            cancel: None,
+            interrupt_after: None,
+            crash_after: None,
+            checkpoint_path: None,
+            state,
+            open_loop: None,
+        })
+    }
+
+    /// Go on from the checkpoint at `path`: the drive and the run so far come from the file,
+    /// the workload is rebuilt from the checkpoint's configuration and fast-forwarded past the
+    /// requests already served. Later checkpoints go to the same file.
+    pub fn resume(path: &Path) -> Result<Simulator> {
+        let data: CheckpointData = checkpoint::load(path)?;
+        let cfg =
+            crate::config::ConfigBuilder::new().toml_str(&data.config_toml, &path.display().to_string())?.build()?;
+        let mut workload = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        for i in 0..data.state.requests {
+            if workload.next_request()?.is_none() {
+                return Err(Error::Checkpoint {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "the workload ends after {i} requests but the checkpoint had served {} (was the trace file changed?)",
+                        data.state.requests
+                    ),
+                });
+            }
+        }
+        Ok(Simulator {
+            cfg,
+            ftl: data.drive,
+            workload,
+            cancel: None,
+            interrupt_after: None,
+            crash_after: None,
+            checkpoint_path: Some(path.to_path_buf()),
+            state: data.state,
+            open_loop: None,
+        })
+    }
+
+    /// Write checkpoints to `path`: every `run.checkpoint_every` and when the run is
+    /// interrupted.
+    pub fn set_checkpoint_path(&mut self, path: PathBuf) {
+        self.checkpoint_path = Some(path);
+    }
+
+    /// Stop as if interrupted (checkpoint included) once `requests` requests are done.
+    pub fn set_interrupt_after(&mut self, requests: u64) {
+        self.interrupt_after = Some(requests);
+    }
+
+    /// Stop abruptly once `requests` requests are done, as a killed process would: no
+    /// checkpoint, no outputs, an error (tests of crash recovery from periodic checkpoints).
+    pub fn set_crash_after(&mut self, requests: u64) {
+        self.crash_after = Some(requests);
+    }
+
+    /// Write the run's state so far to the checkpoint file, if there is one. `elapsed`: wall
+    /// seconds of this segment of the run.
+    fn write_checkpoint(&mut self, elapsed: f64) -> Result<()> {
+        let Some(path) = self.checkpoint_path.clone() else {
+            return Ok(());
+        };
+        let before = self.state.wall_seconds_before;
+        self.state.wall_seconds_before = before + elapsed;
+        let config_toml = self.cfg.to_toml();
+        let saved = checkpoint::save(
+            &path,
+            &CheckpointRef { config_toml: &config_toml, state: &self.state, drive: self.ftl.as_ref() },
+        );
+        self.state.wall_seconds_before = before;
+        saved
     }
 
     /// The block FTL (for tests and techniques). Panics with `host.interface = "open_channel"`,
@@ -228,67 +403,72 @@ impl Simulator {
         let logical_bytes = logical_units * unit;
         let stop = self.cfg.run.stop_condition(logical_bytes)?;
         let interval = self.cfg.stats.interval(logical_bytes)?;
+        let checkpoint_every =
+            if self.checkpoint_path.is_some() { self.cfg.run.checkpoint_interval(logical_bytes)? } else { None };
         let qd = self.cfg.host.queue_depth as usize;
         let open_loop =
             self.open_loop.unwrap_or_else(|| self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps");
 
-        let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
-        let mut lat_read = LatencyHistogram::new();
-        let mut lat_write = LatencyHistogram::new();
-        let mut ts = TimeSeries { long_reads: LongReads::new(self.cfg.reliability.long_read_us), ..Default::default() };
-        let mut host = HostSummary { precondition_bytes: self.precondition_bytes, ..Default::default() };
-        let mut now = 0u64;
-        let mut busy_until = 0u64;
-        let mut end = 0u64;
-        let mut requests = 0u64;
         let mut stop_reason = String::from("end of workload");
-        let mut next_mark = match interval {
-            Interval::TimeNs(t) => t,
-            Interval::WriteBytes(b) => b,
-        };
         let mut progress = Progress::new(&self.cfg.run.progress, stop);
         const LOOKAHEAD: usize = 2;
         let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut drained = false;
 
         loop {
+            let st = &self.state;
             // Stop conditions.
             if let Some(reason) = self.ftl.death() {
                 stop_reason = format!("drive died: {reason}");
                 break;
             }
             match stop {
-                StopCondition::Requests(n) if requests >= n => {
+                StopCondition::Requests(n) if st.requests >= n => {
                     stop_reason = format!("requests:{n}");
                     break;
                 }
-                StopCondition::TimeNs(t) if now >= t => {
+                StopCondition::TimeNs(t) if st.now >= t => {
                     stop_reason = format!("time:{t}ns");
                     break;
                 }
-                StopCondition::WriteBytes(b) if host.write_bytes >= b => {
+                StopCondition::WriteBytes(b) if st.host.write_bytes >= b => {
                     stop_reason = format!("writes:{b}");
                     break;
                 }
                 _ => {}
             }
-            if requests & 1023 == 0 {
-                if let Some(c) = &self.cancel {
-                    if c.load(Ordering::Relaxed) {
-                        stop_reason = "interrupted".into();
-                        break;
-                    }
+            // Checkpoints are taken here, between requests: the state is the drive's and
+            // `self.state`'s, and the workload is `st.requests` requests in.
+            if self.crash_after.is_some_and(|n| st.requests >= n) {
+                return Err(Error::Run(format!("crashed on purpose after {} requests", st.requests)));
+            }
+            let interrupted = self.interrupt_after.is_some_and(|n| st.requests >= n)
+                || (st.requests & 1023 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
+            if interrupted {
+                self.write_checkpoint(started.elapsed().as_secs_f64())?;
+                stop_reason = "interrupted".into();
+                break;
+            }
+            if let Some(every) = checkpoint_every {
+                let (position, step) = match every {
+                    Interval::TimeNs(t) => (st.now, t),
+                    Interval::WriteBytes(b) => (st.host.write_bytes, b),
+                };
+                if position >= st.next_checkpoint {
+                    self.state.next_checkpoint = (position / step + 1) * step;
+                    self.write_checkpoint(started.elapsed().as_secs_f64())?;
                 }
-                if requests & 4095 == 0 {
-                    let frac = match stop {
-                        StopCondition::Requests(n) => requests as f64 / n.max(1) as f64,
-                        StopCondition::TimeNs(t) => now as f64 / t.max(1) as f64,
-                        StopCondition::WriteBytes(b) => host.write_bytes as f64 / b.max(1) as f64,
-                        StopCondition::Death => self.ftl.life_used(),
-                        StopCondition::EndOfWorkload => 0.0,
-                    };
-                    progress.update(frac, requests, &started);
-                }
+            }
+            let st = &mut self.state;
+            if st.requests & 4095 == 0 {
+                let frac = match stop {
+                    StopCondition::Requests(n) => st.requests as f64 / n.max(1) as f64,
+                    StopCondition::TimeNs(t) => st.now as f64 / t.max(1) as f64,
+                    StopCondition::WriteBytes(b) => st.host.write_bytes as f64 / b.max(1) as f64,
+                    StopCondition::Death => self.ftl.life_used(),
+                    StopCondition::EndOfWorkload => 0.0,
+                };
+                progress.update(frac, st.requests, &started);
             }
             // Requests are drawn from the workload `LOOKAHEAD` ahead (a workload does not see
             // the drive, so the sequence is the same) to prefetch their map entries; errors and
@@ -311,36 +491,36 @@ impl Simulator {
                     }
                 }
             }
-            let (first, units) = self.units_of(&req, logical_units)?;
+            let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
 
             // Issue time.
-            let mut issue = if open_loop { req.arrival_ns } else { now };
-            while let Some(&Reverse(t)) = outstanding.peek() {
-                if outstanding.len() >= qd || t <= issue {
-                    outstanding.pop();
-                    if outstanding.len() < qd {
+            let mut issue = if open_loop { req.arrival_ns } else { st.now };
+            while let Some(&Reverse(t)) = st.outstanding.peek() {
+                if st.outstanding.len() >= qd || t <= issue {
+                    st.outstanding.pop();
+                    if st.outstanding.len() < qd {
                         issue = issue.max(t);
                     }
                 } else {
                     break;
                 }
             }
-            if open_loop && outstanding.is_empty() && issue > busy_until {
-                self.ftl.idle(busy_until, issue);
+            if open_loop && st.outstanding.is_empty() && issue > st.busy_until {
+                self.ftl.idle(st.busy_until, issue);
             }
-            now = issue;
+            st.now = issue;
 
             let completion = match req.kind {
                 IoKind::Write => {
                     let data_in = self.ftl.host_transfer(issue, req.size);
-                    host.write_requests += 1;
-                    host.write_bytes += req.size;
+                    st.host.write_requests += 1;
+                    st.host.write_bytes += req.size;
                     self.ftl.write(first, units, data_in)
                 }
                 IoKind::Read => {
                     let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
-                    host.read_requests += 1;
-                    host.read_bytes += req.size;
+                    st.host.read_requests += 1;
+                    st.host.read_bytes += req.size;
                     self.ftl.host_transfer(flash_done, req.size)
                 }
             };
@@ -350,31 +530,40 @@ impl Simulator {
             let latency = completion - issue;
             match req.kind {
                 IoKind::Read => {
-                    lat_read.record(latency);
-                    ts.long_reads.record(latency);
+                    st.lat_read.record(latency);
+                    st.ts.long_reads.record(latency);
                 }
-                IoKind::Write => lat_write.record(latency),
+                IoKind::Write => st.lat_write.record(latency),
             }
-            ts.interval_latency.record(latency);
-            outstanding.push(Reverse(completion));
-            busy_until = busy_until.max(completion);
-            end = end.max(completion);
-            requests += 1;
+            st.ts.interval_latency.record(latency);
+            st.outstanding.push(Reverse(completion));
+            st.busy_until = st.busy_until.max(completion);
+            st.end = st.end.max(completion);
+            st.requests += 1;
 
             let reached = match interval {
-                Interval::TimeNs(_) => now >= next_mark,
-                Interval::WriteBytes(_) => host.write_bytes >= next_mark,
+                Interval::TimeNs(_) => st.now >= st.next_mark,
+                Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
             };
             if reached {
-                self.push_row(&mut ts, now, &host, requests);
-                next_mark += match interval {
+                push_row(self.ftl.as_ref(), st, st.now);
+                st.next_mark += match interval {
                     Interval::TimeNs(t) => t,
                     Interval::WriteBytes(b) => b,
                 };
             }
         }
         progress.finish();
-        self.push_row(&mut ts, end.max(now), &host, requests);
+        if stop_reason != "interrupted" {
+            // A finished run's checkpoint is stale: resuming it would only repeat the end.
+            if let Some(p) = &self.checkpoint_path {
+                if p.exists() {
+                    std::fs::remove_file(p).map_err(|e| Error::io(p.display(), e))?;
+                }
+            }
+        }
+        let now = self.state.end.max(self.state.now);
+        push_row(self.ftl.as_ref(), &mut self.state, now);
         // A dead drive may have lost the unit it could not place: that is its death, not a bug.
         if self.ftl.death().is_none() {
             if let Some(v) = self.ftl.verify_all() {
@@ -382,11 +571,12 @@ impl Simulator {
             }
         }
 
+        let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, .. } = self.state;
         // "All" is the union of reads and writes: merged once here rather than recorded per request.
         let mut lat_all = LatencyHistogram::new();
         lat_all.add(&lat_read);
         lat_all.add(&lat_write);
-        let wall = started.elapsed().as_secs_f64();
+        let wall = wall_seconds_before + started.elapsed().as_secs_f64();
         let c = &self.ftl.counters();
         let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
         let host_units = c.host_unit_writes;
@@ -501,64 +691,73 @@ impl Simulator {
             open_channel: self.ftl.open_channel_summary(simulated),
             second_writes: self.cfg.reusable.enabled.then_some(c.second),
         };
-        Ok(RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), config: self.cfg })
+        let latency_cdf = LatencyCdfs { read: lat_read.cdf(), write: lat_write.cdf(), all: lat_all.cdf() };
+        Ok(RunOutput {
+            summary,
+            timeseries: ts,
+            erase_histogram: hist.into_iter().collect(),
+            latency_cdf,
+            config: self.cfg,
+        })
     }
+}
 
-    /// The mapping units a request covers.
-    fn units_of(&self, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
-        let unit = self.ftl.unit_bytes();
-        let first = req.offset / unit;
-        let last = (req.offset + req.size.max(1) - 1) / unit;
-        if last >= logical_units {
-            return Err(Error::Run(format!(
+/// The mapping units a request covers.
+fn units_of(drive: &dyn Drive, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+    let unit = drive.unit_bytes();
+    let first = req.offset / unit;
+    let last = (req.offset + req.size.max(1) - 1) / unit;
+    if last >= logical_units {
+        return Err(Error::Run(format!(
                 "request at byte {} of {} bytes ends beyond the drive's {} logical bytes (fold the workload's addresses onto the drive)",
                 req.offset,
                 req.size,
                 logical_units * unit
             )));
-        }
-        Ok((first as u32, (last - first + 1) as u32))
     }
+    Ok((first as u32, (last - first + 1) as u32))
+}
 
-    fn push_row(&self, ts: &mut TimeSeries, now: u64, host: &HostSummary, requests: u64) {
-        let c = self.ftl.counters();
-        let long_read_share = ts.long_reads.interval_share();
-        let mean_retry_steps =
-            ts.long_reads.interval_retry_mean(c.read_retries.get(Cause::Host), c.page_reads.get(Cause::Host));
-        let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
-        let units = c.host_unit_writes - ts.last_host_units;
-        let programs = c.unit_programs.total() - ts.last_unit_programs;
-        let row = Row {
-            time_s: now as f64 / 1e9,
-            host_bytes_written: host.write_bytes,
-            host_mb_per_s: if dt > 0.0 { (host.write_bytes - ts.last_host_bytes) as f64 / 1e6 / dt } else { 0.0 },
-            iops: if dt > 0.0 { (requests - ts.last_requests) as f64 / dt } else { 0.0 },
-            mean_latency_us: ts.interval_latency.mean_us(),
-            p99_latency_us: ts.interval_latency.quantile_us(0.99),
-            wa_interval: if units == 0 { 0.0 } else { programs as f64 / units as f64 },
-            wa_cumulative: if c.host_unit_writes == 0 {
-                0.0
-            } else {
-                c.unit_programs.total() as f64 / c.host_unit_writes as f64
-            },
-            free_blocks: self.ftl.free_blocks(),
-            erases: c.block_erases.total(),
-            dead_blocks: self.ftl.dead_blocks(),
-            life_used: self.ftl.life_used(),
-            long_read_share,
-            mean_retry_steps,
-            uncorrectable_reads: c.uncorrectable_reads,
-            reclaim_programs: c.page_programs.get(Cause::Reclaim),
-            reclaim_erases: c.block_erases.get(Cause::Reclaim),
-        };
-        ts.rows.push(row);
-        ts.interval_latency.reset();
-        ts.last_time_ns = now;
-        ts.last_host_bytes = host.write_bytes;
-        ts.last_requests = requests;
-        ts.last_host_units = c.host_unit_writes;
-        ts.last_unit_programs = c.unit_programs.total();
-    }
+/// Close the time series' current interval at `now`.
+fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
+    let (ts, host, requests) = (&mut st.ts, &st.host, st.requests);
+    let c = drive.counters();
+    let long_read_share = ts.long_reads.interval_share();
+    let mean_retry_steps =
+        ts.long_reads.interval_retry_mean(c.read_retries.get(Cause::Host), c.page_reads.get(Cause::Host));
+    let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
+    let units = c.host_unit_writes - ts.last_host_units;
+    let programs = c.unit_programs.total() - ts.last_unit_programs;
+    let row = Row {
+        time_s: now as f64 / 1e9,
+        host_bytes_written: host.write_bytes,
+        host_mb_per_s: if dt > 0.0 { (host.write_bytes - ts.last_host_bytes) as f64 / 1e6 / dt } else { 0.0 },
+        iops: if dt > 0.0 { (requests - ts.last_requests) as f64 / dt } else { 0.0 },
+        mean_latency_us: ts.interval_latency.mean_us(),
+        p99_latency_us: ts.interval_latency.quantile_us(0.99),
+        wa_interval: if units == 0 { 0.0 } else { programs as f64 / units as f64 },
+        wa_cumulative: if c.host_unit_writes == 0 {
+            0.0
+        } else {
+            c.unit_programs.total() as f64 / c.host_unit_writes as f64
+        },
+        free_blocks: drive.free_blocks(),
+        erases: c.block_erases.total(),
+        dead_blocks: drive.dead_blocks(),
+        life_used: drive.life_used(),
+        long_read_share,
+        mean_retry_steps,
+        uncorrectable_reads: c.uncorrectable_reads,
+        reclaim_programs: c.page_programs.get(Cause::Reclaim),
+        reclaim_erases: c.block_erases.get(Cause::Reclaim),
+    };
+    ts.rows.push(row);
+    ts.interval_latency.reset();
+    ts.last_time_ns = now;
+    ts.last_host_bytes = host.write_bytes;
+    ts.last_requests = requests;
+    ts.last_host_units = c.host_unit_writes;
+    ts.last_unit_programs = c.unit_programs.total();
 }
 
 /// A progress bar on a terminal for runs over a second; silent otherwise.
@@ -610,11 +809,25 @@ impl Progress {
     }
 }
 
-/// Run a configuration and write `summary.json`, `timeseries.csv`, `erase_histogram.csv` and
-/// `config.toml` into `out_dir`.
-pub fn run_to_dir(cfg: Config, out_dir: &std::path::Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
+/// Run a configuration and write `summary.json`, `timeseries.csv`, `erase_histogram.csv`,
+/// `latency_cdf.csv` and `config.toml` into `out_dir`. The run checkpoints into
+/// `out_dir/checkpoint.bin` when cancelled and every `run.checkpoint_every`; a run that ends
+/// removes its checkpoint.
+pub fn run_to_dir(cfg: Config, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir.display(), e))?;
     let mut sim = Simulator::new(cfg)?;
+    sim.set_checkpoint_path(checkpoint::path_in(out_dir));
+    finish_in_dir(sim, out_dir, cancel)
+}
+
+/// Go on with the run whose checkpoint is in `out_dir` (see [`run_to_dir`]). A checkpoint
+/// that cannot be used is refused before anything in the folder changes.
+pub fn resume_dir(out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
+    let sim = Simulator::resume(&checkpoint::path_in(out_dir))?;
+    finish_in_dir(sim, out_dir, cancel)
+}
+
+fn finish_in_dir(mut sim: Simulator, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
     if let Some(c) = cancel {
         sim.set_cancel_flag(c);
     }
@@ -624,7 +837,7 @@ pub fn run_to_dir(cfg: Config, out_dir: &std::path::Path, cancel: Option<Arc<Ato
 }
 
 /// Write a run's files into `out_dir`.
-pub fn write_outputs(out: &RunOutput, out_dir: &std::path::Path) -> Result<()> {
+pub fn write_outputs(out: &RunOutput, out_dir: &Path) -> Result<()> {
     let write = |name: &str, text: &str| {
         let p = out_dir.join(name);
         std::fs::write(&p, text).map_err(|e| Error::io(p.display(), e))
@@ -632,6 +845,7 @@ pub fn write_outputs(out: &RunOutput, out_dir: &std::path::Path) -> Result<()> {
     write("summary.json", &out.summary.to_json())?;
     write("timeseries.csv", &out.timeseries.to_csv())?;
     write("config.toml", &out.config.to_toml())?;
+    write("latency_cdf.csv", &out.latency_cdf.to_csv())?;
     let mut h = String::from("erase_count,blocks\n");
     for (e, n) in &out.erase_histogram {
         h += &format!("{e},{n}\n");

@@ -388,11 +388,26 @@ pub struct RunConfig {
     pub until: String,
     /// Progress bar: `auto` (on a terminal), `on` or `off`.
     pub progress: String,
+    /// Write a checkpoint into the run folder every this much simulated time (`10s`) or host
+    /// bytes written (`64GiB`, `0.5dw`); empty for none. An interrupted run (SIGINT, SIGTERM)
+    /// writes one whatever this says.
+    pub checkpoint_every: String,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { until: "writes:2dw".into(), progress: "auto".into() }
+        RunConfig { until: "writes:2dw".into(), progress: "auto".into(), checkpoint_every: String::new() }
+    }
+}
+
+impl RunConfig {
+    /// The periodic checkpoint interval, `None` when off.
+    pub fn checkpoint_interval(&self, logical_bytes: u64) -> Result<Option<Interval>> {
+        let s = self.checkpoint_every.trim();
+        if s.is_empty() {
+            return Ok(None);
+        }
+        parse_interval("run.checkpoint_every", s, logical_bytes).map(Some)
     }
 }
 
@@ -603,19 +618,22 @@ impl RunConfig {
 impl StatsConfig {
     /// The time-series interval, given the logical capacity for `dw` units.
     pub fn interval(&self, logical_bytes: u64) -> Result<Interval> {
-        let s = self.interval.trim();
-        let is_time = ["ns", "us", "ms", "s", "min", "h", "d"]
-            .iter()
-            .any(|u| s.ends_with(u) && !s.ends_with("dw") && !s.to_ascii_lowercase().ends_with("ib"));
-        let parsed = if is_time {
-            parse_duration_ns(s).filter(|&v| v > 0).map(Interval::TimeNs)
-        } else {
-            parse_bytes(s, logical_bytes).filter(|&v| v > 0).map(Interval::WriteBytes)
-        };
-        parsed.ok_or_else(|| {
-            Error::config("stats.interval", s, "a positive time (100ms, 1s) or byte count (1GiB, 0.05dw)")
-        })
+        parse_interval("stats.interval", &self.interval, logical_bytes)
     }
+}
+
+/// A positive simulated time (`100ms`, `1s`) or host byte count (`1GiB`, `0.05dw`).
+fn parse_interval(key: &str, s: &str, logical_bytes: u64) -> Result<Interval> {
+    let s = s.trim();
+    let is_time = ["ns", "us", "ms", "s", "min", "h", "d"]
+        .iter()
+        .any(|u| s.ends_with(u) && !s.ends_with("dw") && !s.to_ascii_lowercase().ends_with("ib"));
+    let parsed = if is_time {
+        parse_duration_ns(s).filter(|&v| v > 0).map(Interval::TimeNs)
+    } else {
+        parse_bytes(s, logical_bytes).filter(|&v| v > 0).map(Interval::WriteBytes)
+    };
+    parsed.ok_or_else(|| Error::config(key, s, "a positive time (100ms, 1s) or byte count (1GiB, 0.05dw)"))
 }
 
 fn positive(key: &str, v: u32) -> Result<()> {
@@ -812,6 +830,14 @@ impl Config {
         self.zombie.validate()?;
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
+        self.run.checkpoint_interval(1 << 40)?;
+        if let (Some(Interval::TimeNs(_)), false) = (self.run.checkpoint_interval(1 << 40)?, self.ftl.timing) {
+            return Err(Error::config(
+                "run.checkpoint_every",
+                &self.run.checkpoint_every,
+                "a byte count (simulated time stands still when ftl.timing is off)",
+            ));
+        }
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
         self.reusable.validate(self)?;
         self.reliability.validate()?;

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 /// One way's write buffer.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WayBuffer {
     capacity: u64,
     used: u64,

@@ -24,7 +24,7 @@ use policy::FailurePolicy;
 const NONE: u32 = u32::MAX;
 
 /// What the device tells the host about a page write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PageOutcome {
     /// Stored (possibly after a device-side retry).
     Ok,
@@ -34,7 +34,7 @@ pub enum PageOutcome {
 }
 
 /// Counters of the device's failure handling and buffers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct DeviceStats {
     /// Program failures the device handled itself.
     pub failures_handled: u64,
@@ -73,7 +73,7 @@ pub struct DeviceStats {
 
 /// The failed way's buffer at a failure's status time `t`: what was admitted by then and is
 /// still held. Pages admitted later but before `t` are added as they arrive.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct FailureSample {
     way: usize,
     t: u64,
@@ -81,6 +81,7 @@ struct FailureSample {
 }
 
 /// Flash, engine and bookkeeping shared by the policies.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct DeviceCore {
     pub flash: FlashArray,
     pub engine: Engine,
@@ -195,7 +196,7 @@ impl DeviceCore {
 }
 
 /// Configuration of a device.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DeviceParams {
     pub policy: String,
     /// `None`: the policy's own choice.
@@ -207,6 +208,7 @@ pub struct DeviceParams {
 }
 
 /// An open-channel device.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Device {
     pub core: DeviceCore,
     policy: Box<dyn FailurePolicy>,

@@ -10,6 +10,7 @@ use crate::techniques::ftpassd::{MemoryReport, ShiftTranslator};
 pub const POLICIES: &[&str] = &["ocssd", "ft_passd_no_shift", "ft_passd"];
 
 /// Address translation and program-failure handling inside the device.
+#[typetag::serde]
 pub trait FailurePolicy: Send {
     fn name(&self) -> &'static str;
     /// Does the policy complete writes from the buffer (write-back)?
@@ -51,10 +52,12 @@ pub fn build(name: &str, home: Vec<u32>, geo: Geometry) -> Result<Box<dyn Failur
 
 /// OCSSD 2.0: write-through, static addresses, failures reported to the host, whose FTL
 /// rewrites the data elsewhere.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ocssd {
     map: Vec<u32>,
 }
 
+#[typetag::serde]
 impl FailurePolicy for Ocssd {
     fn name(&self) -> &'static str {
         "ocssd"
@@ -80,11 +83,13 @@ impl FailurePolicy for Ocssd {
 /// FT-PASSD without shift: write-back, a block map only. A failed program makes the device
 /// copy the block's written pages to a reserved block, in the foreground, then retry at the
 /// same page offset there.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct BlockCopy {
     map: Vec<u32>,
     geo: Geometry,
 }
 
+#[typetag::serde]
 impl FailurePolicy for BlockCopy {
     fn name(&self) -> &'static str {
         "ft_passd_no_shift"
@@ -131,6 +136,7 @@ impl FailurePolicy for BlockCopy {
 /// page 0 of a reserved block, recorded in the logical block's open block list; once the list
 /// holds a block's worth of pages, idle time migrates the older pages behind the retried ones
 /// and the shift table records the offset (Algorithms 1-3).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Shifted {
     t: ShiftTranslator,
     geo: Geometry,
@@ -168,6 +174,7 @@ impl Shifted {
     }
 }
 
+#[typetag::serde]
 impl FailurePolicy for Shifted {
     fn name(&self) -> &'static str {
         "ft_passd"

@@ -16,7 +16,7 @@ fn ps_per_byte(mb_per_s: f64) -> u64 {
 }
 
 /// Busy time accumulated per resource kind, for utilisation figures.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Utilisation {
     pub link_busy_ns: u64,
     pub channel_busy_ns: u64,
@@ -24,6 +24,7 @@ pub struct Utilisation {
 }
 
 /// Resource timelines.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Engine {
     timing: bool,
     link_free: u64,

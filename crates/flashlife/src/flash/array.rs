@@ -10,14 +10,14 @@ use super::wear::WearModel;
 use crate::config::FlashConfig;
 
 /// Outcome of a page program (the status register after the operation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ProgramStatus {
     Ok,
     Failed,
 }
 
 /// Outcome of a block erase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EraseStatus {
     /// Erased and usable at its current mode.
     Ok,
@@ -29,7 +29,7 @@ pub enum EraseStatus {
 
 /// Operations the array performed, counted by the array itself (independently of the FTL's
 /// attribution to causes, so the two can be checked against each other).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct OpCounts {
     pub reads: u64,
     pub programs: u64,
@@ -37,7 +37,7 @@ pub struct OpCounts {
 }
 
 /// Per-mode timing in nanoseconds, with optional per-page-type tables.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct ModeTiming {
     read_ns: Vec<u64>,
     program_ns: Vec<u64>,
@@ -49,6 +49,7 @@ fn us_to_ns(us: f64) -> u64 {
 }
 
 /// Physical state of all blocks.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FlashArray {
     pub geo: Geometry,
     native: BitMode,

@@ -6,6 +6,7 @@ use rand_pcg::Pcg64Mcg;
 use std::collections::HashSet;
 
 /// Decides whether an operation fails. Called once per program and per erase.
+#[typetag::serde]
 pub trait FailureModel: Send {
     /// Does programming `page` of `block` (at `cycles` erases) fail?
     fn program_fails(&mut self, block: u32, page: u32, cycles: u32) -> bool;
@@ -18,6 +19,7 @@ pub trait FailureModel: Send {
 
 /// Failures injected at a fixed rate, at listed places (each listed place fails once) and at
 /// the N-th page program of the run (once).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct InjectedFailures {
     rng: Pcg64Mcg,
     program_rate: f64,
@@ -54,6 +56,7 @@ impl InjectedFailures {
     }
 }
 
+#[typetag::serde]
 impl FailureModel for InjectedFailures {
     fn program_fails(&mut self, block: u32, page: u32, _cycles: u32) -> bool {
         if !self.at.is_empty() && self.at.remove(&(block, page)) {

@@ -6,7 +6,7 @@
 use crate::config::GeometryConfig;
 
 /// Derived geometry with O(1) conversions between block, plane, die and channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Geometry {
     pub channels: u32,
     pub ways: u32,

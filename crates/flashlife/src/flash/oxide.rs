@@ -272,7 +272,7 @@ fn last_live_cycle(threshold: f64, multiplier: f64, params: &OxideParams) -> u32
 /// calls per erase by an integer compare. Without variation all blocks share one table
 /// (4 bytes of state per block); with variation each block stores its own (20 bytes + 4 for
 /// the multiplier).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct OxideWear {
     params: OxideParams,
     cycles: Vec<u32>,

@@ -79,6 +79,7 @@ pub fn expected_bad_block_ratio(rber: f64, page_bits: u64, sigma: f64, pages_per
 }
 
 /// The lognormal page error model (`failures.model = "lognormal"`).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct LognormalPageErrors {
     rng: Pcg64Mcg,
     level_seed: u64,
@@ -139,6 +140,7 @@ impl LognormalPageErrors {
     }
 }
 
+#[typetag::serde]
 impl FailureModel for LognormalPageErrors {
     #[inline]
     fn program_fails(&mut self, block: u32, page: u32, _cycles: u32) -> bool {
@@ -159,8 +161,10 @@ impl FailureModel for LognormalPageErrors {
 
 /// Several failure models at once: an operation fails if any of them says so (each is asked,
 /// so each keeps its own stream in step).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct AnyOf(pub Vec<Box<dyn FailureModel>>);
 
+#[typetag::serde]
 impl FailureModel for AnyOf {
     fn program_fails(&mut self, block: u32, page: u32, cycles: u32) -> bool {
         let mut fails = false;

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// A raw bit error rate model.
+#[typetag::serde]
 pub trait BitErrorModel: Send {
     /// Probability that one bit read from a page is wrong, in [0, 0.5].
     ///
@@ -152,7 +153,7 @@ impl PowerLawParams {
 
 /// The RBER split into its mechanisms (before the page factor), for reports and for
 /// predicting which mechanism a read-reclaim policy fights.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RberTerms {
     /// e: the floor.
     pub floor: f64,
@@ -172,7 +173,7 @@ impl RberTerms {
 }
 
 /// The power-law RBER model.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PowerLawRber {
     params: PowerLawParams,
 }
@@ -231,6 +232,7 @@ impl PowerLawRber {
     }
 }
 
+#[typetag::serde]
 impl BitErrorModel for PowerLawRber {
     fn rber(&self, cycles: f64, retention_s: f64, reads_since_erase: f64, page_factor: f64) -> f64 {
         let factor = if page_factor.is_nan() { 1.0 } else { page_factor.max(0.0) };
@@ -429,7 +431,7 @@ impl EccParams {
 }
 
 /// ECC of one page: its codewords and their strength.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PageEcc {
     /// Bits per codeword (n).
     pub codeword_bits: u32,
@@ -516,7 +518,7 @@ impl ReadRetryParams {
 }
 
 /// Read retry for one page geometry: how many retries a read needs at a given RBER.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReadRetry {
     params: ReadRetryParams,
     ecc: PageEcc,

@@ -6,6 +6,7 @@ use super::oxide::OxideWear;
 /// Decides wear-out from a block's program/erase cycles. Implementations keep any per-block
 /// state they need (variation, trapped charge); cycles are counted by the flash array and
 /// carry over across bit-mode changes, as the trapped charge belongs to the cells.
+#[typetag::serde]
 pub trait WearModel: Send {
     /// True when `block`, after `cycles` erases, can no longer hold data at `mode`.
     fn is_worn_out(&self, block: u32, cycles: u32, mode: BitMode) -> bool;
@@ -16,7 +17,7 @@ pub trait WearModel: Send {
 }
 
 /// A fixed P/E limit per bit mode, the same for every block.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FixedPeLimit {
     limits: [u32; 4],
 }
@@ -27,6 +28,7 @@ impl FixedPeLimit {
     }
 }
 
+#[typetag::serde]
 impl WearModel for FixedPeLimit {
     #[inline]
     fn is_worn_out(&self, _block: u32, cycles: u32, mode: BitMode) -> bool {
@@ -45,6 +47,7 @@ impl WearModel for FixedPeLimit {
 /// The oxide-stress model (ZombieNAND's Algorithm 1) as a wear model. The cycle count comes
 /// from the flash array (it carries over across a bit-mode change, as the trapped charge
 /// belongs to the cells); the per-block, per-mode death limits come from [`OxideWear`].
+#[typetag::serde]
 impl WearModel for OxideWear {
     #[inline]
     fn is_worn_out(&self, block: u32, cycles: u32, mode: BitMode) -> bool {

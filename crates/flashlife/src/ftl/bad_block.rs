@@ -22,7 +22,7 @@ use crate::techniques::bpht::{BadPageTable, BphtStats};
 pub const PROGRAM_FAILURE_POLICIES: &[&str] = &["retire_block", "skip_page"];
 
 /// What the FTL does with a block whose page failed to program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FailureAction {
     /// Close the block, move its data, retire it.
     RetireBlock,
@@ -31,7 +31,7 @@ pub enum FailureAction {
 }
 
 /// Bad-block and bad-page counters for the summary (`failures.*`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct BadBlockStats {
     /// Pages known bad: recorded in the table (salvage) or whose failure retired their block
     /// (baseline), since the drive was new (preconditioning included).
@@ -51,6 +51,7 @@ pub struct BadBlockStats {
 }
 
 /// A bad-block management policy.
+#[typetag::serde]
 pub trait BadBlockPolicy: Send {
     /// A program of `page` in `block` failed (status register): record it, say what to do.
     fn on_program_failure(&mut self, block: u32, page: u32) -> FailureAction;
@@ -65,11 +66,13 @@ pub trait BadBlockPolicy: Send {
 }
 
 /// The baseline: a block whose program fails is retired.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct RetireOnFailure {
     pages_per_block: u32,
     failed: u64,
 }
 
+#[typetag::serde]
 impl BadBlockPolicy for RetireOnFailure {
     fn on_program_failure(&mut self, _block: u32, _page: u32) -> FailureAction {
         self.failed += 1;
@@ -94,6 +97,7 @@ impl BadBlockPolicy for RetireOnFailure {
 }
 
 /// Runtime bad-block salvage: skip bad pages recorded in the bad-page history table.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct SkipBadPages {
     table: BadPageTable,
     pages_per_block: u32,
@@ -116,6 +120,7 @@ impl SkipBadPages {
     }
 }
 
+#[typetag::serde]
 impl BadBlockPolicy for SkipBadPages {
     fn on_program_failure(&mut self, block: u32, page: u32) -> FailureAction {
         let first = !self.table.has_bad_pages(block);
@@ -159,7 +164,7 @@ impl BadBlockPolicy for SkipBadPages {
 
 /// FTL state of the salvage path: failed pages waiting for their data to be placed elsewhere,
 /// and counters.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SalvageState {
     /// (block, page) of failed pages with no usable page left in their block.
     rehome_queue: Vec<(u32, u32)>,

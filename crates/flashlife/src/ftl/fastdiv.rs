@@ -5,7 +5,7 @@
 //! of cycles, a widening multiply a few.
 
 /// A 32-bit divisor fixed at construction.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Divisor {
     /// `ceil(2^64 / d)`, 0 for `d = 1` (where it would not fit).
     m: u64,

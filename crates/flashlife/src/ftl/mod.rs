@@ -45,7 +45,7 @@ const NONE: u32 = u32::MAX;
 /// (or down to the reserve, for tiny pools) and runs until the high watermark, interleaved
 /// with host writes: each host block opened meanwhile is paid for by cleaning until one
 /// more block is free. Shared by the device FTL and the open-channel host FTL.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct GcWatermarks {
     pub low: usize,
     pub high: usize,
@@ -77,7 +77,7 @@ impl GcWatermarks {
 }
 
 /// Life-cycle state of a block, as the FTL sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     /// Erased, in its pool's free list.
     Free,
@@ -94,28 +94,31 @@ pub enum BlockState {
 }
 
 /// Write streams with their own active block per pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stream {
     Host = 0,
     Gc = 1,
 }
 
 /// What happens to a block the wear model finds worn out at its mode.
+#[typetag::serde]
 pub trait EndOfLifePolicy: Send {
     /// The mode the block continues in, or `None` to retire it.
     fn next_mode(&mut self, block: u32, mode: BitMode) -> Option<BitMode>;
 }
 
 /// Baseline end of life: a worn-out block is retired.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct RetireWornOut;
 
+#[typetag::serde]
 impl EndOfLifePolicy for RetireWornOut {
     fn next_mode(&mut self, _block: u32, _mode: BitMode) -> Option<BitMode> {
         None
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Active {
     block: u32,
     page: u32,
@@ -130,6 +133,7 @@ impl Active {
     const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: 0 };
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Pool {
     free: VecDeque<u32>,
     active: [Active; 2],
@@ -142,6 +146,7 @@ struct Pool {
 }
 
 /// The page-mapping FTL with its flash array and engine.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
     pub flash: FlashArray,
     pub engine: Engine,
@@ -193,7 +198,7 @@ pub struct Ftl {
 }
 
 /// Divisors of the slot and block numbering.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Divisors {
     slots_per_block: Divisor,
     max_upp: Divisor,
@@ -203,7 +208,7 @@ struct Divisors {
 }
 
 /// Sizes the FTL derives from the configuration.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     pub unit_bytes: u64,
     pub logical_units: u32,

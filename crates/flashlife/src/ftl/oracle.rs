@@ -3,6 +3,7 @@
 //! The first violation is kept (the run stops with it); checks are counted.
 
 /// Version bookkeeping for the integrity oracle.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
     version: Vec<u32>,
     slot_version: Vec<u32>,

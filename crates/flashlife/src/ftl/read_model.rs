@@ -27,7 +27,7 @@ use crate::flash::{BitMode, FlashArray};
 pub const PAGE_Z_MAX: f64 = 4.0;
 
 /// What a page read needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadOutcome {
     /// Retry steps after the first sensing (the read senses and transfers `steps + 1` times).
     pub steps: u32,
@@ -43,6 +43,7 @@ impl ReadOutcome {
 }
 
 /// The FTL's read-reliability hook, called for every page sensed.
+#[typetag::serde]
 pub trait ReadModel: Send {
     /// A host read of `units` mapping units from `first_lpn`, tagged `stream`, starts: look up
     /// its latency budget (`budget_us`: the request's own budget, 0 = none).
@@ -71,8 +72,10 @@ pub trait ReadModel: Send {
 }
 
 /// The baseline: every read decodes at once, nothing is ever reclaimed.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NoReadModel;
 
+#[typetag::serde]
 impl ReadModel for NoReadModel {
     #[inline]
     fn sense(&mut self, _flash: &FlashArray, _block: u32, _page: u32, _now: u64, _host: bool) -> ReadOutcome {
@@ -133,6 +136,7 @@ impl BlockReadState<'_> {
 }
 
 /// Read reclaim: decides, after a host read, whether the block read should be rewritten.
+#[typetag::serde]
 pub trait ReclaimPolicy: Send {
     /// Name as in `reliability.read_reclaim`.
     fn name(&self) -> &'static str;
@@ -141,8 +145,10 @@ pub trait ReclaimPolicy: Send {
 }
 
 /// Never reclaim: reads slow down (retries) and eventually fail.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NoReclaim;
 
+#[typetag::serde]
 impl ReclaimPolicy for NoReclaim {
     fn name(&self) -> &'static str {
         "none"
@@ -153,10 +159,12 @@ impl ReclaimPolicy for NoReclaim {
 }
 
 /// Classic firmware: reclaim when the block's reads since erase reach a threshold.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ReadCountReclaim {
     pub threshold: u32,
 }
 
+#[typetag::serde]
 impl ReclaimPolicy for ReadCountReclaim {
     fn name(&self) -> &'static str {
         "read_count"
@@ -168,10 +176,12 @@ impl ReclaimPolicy for ReadCountReclaim {
 
 /// Aggressive, error-aware firmware: reclaim as soon as the worst page, with a margin, would
 /// need a retry, so reads never slow down.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ErrorBasedReclaim {
     pub margin: f64,
 }
 
+#[typetag::serde]
 impl ReclaimPolicy for ErrorBasedReclaim {
     fn name(&self) -> &'static str {
         "error_based"
@@ -184,10 +194,12 @@ impl ReclaimPolicy for ErrorBasedReclaim {
 /// Read latency relaxation: keep the block while the worst page's predicted latency (with the
 /// margin) fits the budget of the data read; reclaim before it could become uncorrectable.
 /// Without any hint (budget 0) this is [`ErrorBasedReclaim`].
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HintedReclaim {
     pub margin: f64,
 }
 
+#[typetag::serde]
 impl ReclaimPolicy for HintedReclaim {
     fn name(&self) -> &'static str {
         "hinted"
@@ -209,7 +221,7 @@ fn exceeds(s: &BlockReadState, margin: f64, allowed: u32) -> bool {
 }
 
 /// Hint commands resolved to sector ranges and nanoseconds.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct HintTable {
     /// (first sector, end sector (exclusive), stream, budget in ns).
     hints: Vec<(u64, u64, Option<u16>, u64)>,
@@ -277,6 +289,7 @@ pub fn hashed_normal(seed: u64, key: u64) -> f64 {
 }
 
 /// Error-aware reads: RBER model, ECC and read retry, reclaim policy, hint commands.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ErrorAwareReads {
     rber: Option<PowerLawRber>,
     /// Read retry per bit mode (page sizes, hence codewords per page, differ by mode).
@@ -330,6 +343,7 @@ impl ErrorAwareReads {
     }
 }
 
+#[typetag::serde]
 impl ReadModel for ErrorAwareReads {
     fn begin_host_read(&mut self, first_lpn: u32, units: u32, stream: u16, budget_us: u32) {
         let start = first_lpn as u64 * self.unit_bytes / 512;

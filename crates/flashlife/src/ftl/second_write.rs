@@ -24,7 +24,7 @@
 use super::*;
 
 /// What a second-write technique did with a host unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// Stored as a second write; done at this time.
     Taken(u64),
@@ -34,6 +34,7 @@ pub enum Verdict {
 
 /// A second-write policy (Reusable SSD). Called with the FTL it lives in; while it runs, the
 /// FTL's own hooks fall back to the baseline (the policy is taken out of the FTL).
+#[typetag::serde]
 pub trait SecondWriteTechnique: Send {
     /// Host unit `lpn` of a request of `request_units` units, its data in the controller at
     /// `ready`, its old version already invalidated.
@@ -44,7 +45,7 @@ pub trait SecondWriteTechnique: Send {
 
 /// A block's place in the Reusable SSD life cycle (clean and used are the FTL's free and
 /// full blocks holding first writes only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockKind {
     /// Clean or used: first writes only.
     First,
@@ -55,6 +56,7 @@ pub enum BlockKind {
 }
 
 /// Second-write mapping state kept by the FTL.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct SecondWrites {
     head: Vec<u64>,
     tail: Vec<u64>,

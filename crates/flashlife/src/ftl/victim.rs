@@ -32,6 +32,7 @@ pub struct VictimView<'a> {
 }
 
 /// A garbage-collection victim policy.
+#[typetag::serde]
 pub trait VictimPolicy: Send {
     /// `block` of pool `pool` filled up with `valid` valid units.
     fn insert(&mut self, block: u32, pool: u32, valid: u32);
@@ -65,10 +66,12 @@ pub fn build(
     Ok(match name {
         "greedy" => Box::new(Greedy::new(blocks, pools, max_capacity)),
         "fifo" => Box::new(Fifo::new(blocks, pools)),
-        "cost_benefit" => Box::new(Scanned::new(blocks, pools, CostBenefit)),
-        "random" => {
-            Box::new(Scanned::new(blocks, pools, RandomChoices { d: d_choices, rng: Pcg64Mcg::seed_from_u64(seed) }))
-        }
+        "cost_benefit" => Box::new(Scanned::new(blocks, pools, Box::new(CostBenefit))),
+        "random" => Box::new(Scanned::new(
+            blocks,
+            pools,
+            Box::new(RandomChoices { d: d_choices, rng: Pcg64Mcg::seed_from_u64(seed) }),
+        )),
         other => {
             return Err(Error::config(
                 "gc.victim",
@@ -82,6 +85,7 @@ pub fn build(
 /// Greedy: fewest valid units first. Candidates sit in per-pool buckets by valid count
 /// (intrusive doubly linked lists), so an invalidation moves a block in O(1) and a choice
 /// scans only the empty low buckets. This is also the ZombieNAND "usage table".
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Greedy {
     buckets: u32,
     head: Vec<u32>,
@@ -139,6 +143,7 @@ impl Greedy {
     }
 }
 
+#[typetag::serde]
 impl VictimPolicy for Greedy {
     fn insert(&mut self, block: u32, pool: u32, valid: u32) {
         self.link(block, pool, valid);
@@ -188,6 +193,7 @@ impl VictimPolicy for Greedy {
 }
 
 /// FIFO (round-robin log cleaning): the block that filled up longest ago first.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Fifo {
     queues: Vec<VecDeque<(u32, u64)>>,
     /// Stamp of each block's current membership; queue entries with an old stamp are stale.
@@ -207,6 +213,7 @@ impl Fifo {
     }
 }
 
+#[typetag::serde]
 impl VictimPolicy for Fifo {
     fn insert(&mut self, block: u32, pool: u32, _valid: u32) {
         self.next_stamp += 1;
@@ -241,6 +248,7 @@ impl VictimPolicy for Fifo {
 }
 
 /// Candidates of each pool in a dense vector with O(1) insert and remove.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct MemberSet {
     members: Vec<Vec<u32>>,
     pos: Vec<u32>,
@@ -278,23 +286,26 @@ impl MemberSet {
 
 /// A policy that chooses by scanning or sampling its pool's candidates: it keeps them in a
 /// [`MemberSet`] and leaves the choice to a [`Chooser`].
-pub struct Scanned<C> {
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Scanned {
     set: MemberSet,
-    chooser: C,
+    chooser: Box<dyn Chooser>,
 }
 
-impl<C> Scanned<C> {
-    pub fn new(blocks: u32, pools: u32, chooser: C) -> Self {
+impl Scanned {
+    pub fn new(blocks: u32, pools: u32, chooser: Box<dyn Chooser>) -> Self {
         Scanned { set: MemberSet::new(blocks, pools), chooser }
     }
 }
 
 /// Chooses a victim among a pool's candidates (see [`VictimPolicy::select`]).
+#[typetag::serde]
 pub trait Chooser: Send {
     fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32>;
 }
 
-impl<C: Chooser> VictimPolicy for Scanned<C> {
+#[typetag::serde]
+impl VictimPolicy for Scanned {
     fn insert(&mut self, block: u32, pool: u32, _valid: u32) {
         self.set.insert(block, pool);
     }
@@ -312,8 +323,10 @@ impl<C: Chooser> VictimPolicy for Scanned<C> {
 
 /// Cost-benefit (Rosenblum and Ousterhout): maximise (1 - u) * age / (1 + u), u the valid
 /// share, age in blocks closed since the candidate filled. Scans the pool's candidates.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct CostBenefit;
 
+#[typetag::serde]
 impl Chooser for CostBenefit {
     fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         let score = |b: u32| {
@@ -330,11 +343,13 @@ impl Chooser for CostBenefit {
 
 /// Random d-choices: sample `d` candidates uniformly, keep the one with fewest valid units
 /// (d = 1 is plain random cleaning).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct RandomChoices {
     d: u32,
     rng: Pcg64Mcg,
 }
 
+#[typetag::serde]
 impl Chooser for RandomChoices {
     fn choose(&mut self, members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         if members.is_empty() {
@@ -404,7 +419,7 @@ mod tests {
 
     #[test]
     fn cost_benefit_prefers_old_empty_blocks() {
-        let mut p = Scanned::new(3, 1, CostBenefit);
+        let mut p = Scanned::new(3, 1, Box::new(CostBenefit));
         for b in 0..3 {
             p.insert(b, 0, 0);
         }

@@ -1,13 +1,14 @@
 //! Wear leveling policies.
 
 /// What the FTL tells a wear-leveling policy about a pool.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct PoolWear {
     /// Mean erase count of the pool's live blocks.
     pub mean_erases: f64,
 }
 
 /// A wear-leveling policy: filters GC victims and asks for cold blocks to be moved.
+#[typetag::serde]
 pub trait WearLeveling: Send {
     /// May a block with `erases` erases be a GC victim in a pool with `pool` wear?
     fn accept_victim(&self, erases: u32, pool: PoolWear) -> bool;
@@ -19,8 +20,10 @@ pub trait WearLeveling: Send {
 }
 
 /// No wear leveling: any victim, no cold-data moves.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NoWearLeveling;
 
+#[typetag::serde]
 impl WearLeveling for NoWearLeveling {
     fn accept_victim(&self, _erases: u32, _pool: PoolWear) -> bool {
         true
@@ -35,10 +38,12 @@ impl WearLeveling for NoWearLeveling {
 
 /// Threshold wear leveling: skip victims more than `threshold` erases above the pool mean
 /// (dynamic), and move a full block more than `threshold` below it (static).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ThresholdWearLeveling {
     pub threshold: u32,
 }
 
+#[typetag::serde]
 impl WearLeveling for ThresholdWearLeveling {
     #[inline]
     fn accept_victim(&self, erases: u32, pool: PoolWear) -> bool {

@@ -8,6 +8,7 @@ use crate::ftl::Ftl;
 use crate::stats::FlashCounters;
 
 /// What the run loop needs of a drive, whichever side its FTL is on.
+#[typetag::serde]
 pub trait Drive: Send {
     /// Write `units` mapping units from `first`, data ready at `ready`; returns the completion.
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64;
@@ -54,6 +55,7 @@ pub trait Drive: Send {
     }
 }
 
+#[typetag::serde]
 impl Drive for Ftl {
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         Ftl::write(self, first, units, ready)
@@ -128,6 +130,7 @@ impl Drive for Ftl {
     }
 }
 
+#[typetag::serde]
 impl Drive for OpenChannel {
     fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         OpenChannel::write(self, first, units, ready)

@@ -30,7 +30,7 @@ const NONE: u32 = u32::MAX;
 const GC_RESERVE_CHUNKS: usize = 2;
 
 /// The open-channel sections of `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct OpenChannelSummary {
     pub device_policy: &'static str,
     pub write_back: bool,
@@ -66,7 +66,7 @@ pub fn layout(cfg: &Config) -> Result<Layout> {
     Ok(Layout { unit_bytes: base.unit_bytes, logical_units: logical as u32, physical_units })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum ChunkState {
     Free,
     Open,
@@ -75,7 +75,7 @@ enum ChunkState {
     Retired,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Active {
     chunk: u32,
     page: u32,
@@ -87,6 +87,7 @@ impl Active {
     const CLOSED: Active = Active { chunk: NONE, page: 0, slot: 0, ready: 0 };
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Pu {
     free: VecDeque<u32>,
     active: [Active; 2],
@@ -97,6 +98,7 @@ const HOST: usize = 0;
 const GC: usize = 1;
 
 /// The host FTL and the device below it.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct OpenChannel {
     pub dev: Device,
     geo: Geometry,

@@ -1,7 +1,7 @@
 //! Host requests as the workload produces them and the host interface consumes them.
 
 /// Direction of a host request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IoKind {
     Read,
     Write,
@@ -9,7 +9,7 @@ pub enum IoKind {
 
 /// One block-device request from the host. Addresses are in bytes of the logical space the
 /// workload sees; the host interface folds them onto the drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HostRequest {
     /// Arrival time in nanoseconds from the start of the workload. Used by open-loop replay;
     /// closed-loop replay ignores it.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Why a flash operation happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Cause {
     /// Host reads and writes.
     Host = 0,
@@ -75,8 +75,24 @@ impl Serialize for ByCause {
     }
 }
 
+/// The inverse of the summary's name -> count map (checkpoints store counters in that form).
+impl<'de> serde::Deserialize<'de> for ByCause {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<String, u64>::deserialize(d)?;
+        let mut out = ByCause::default();
+        for (name, n) in map {
+            let cause = Cause::ALL
+                .into_iter()
+                .find(|c| c.name() == name)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown cause `{name}`")))?;
+            out.0[cause as usize] = n;
+        }
+        Ok(out)
+    }
+}
+
 /// Everything the FTL counts about the flash.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FlashCounters {
     pub page_reads: ByCause,
     pub page_programs: ByCause,
@@ -111,7 +127,7 @@ pub struct FlashCounters {
 }
 
 /// Reusable SSD's second-write counters (all zero when the technique is off).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SecondWriteCounters {
     /// Logical units stored as second writes (each on two physical pages).
     pub units: u64,

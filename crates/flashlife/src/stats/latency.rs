@@ -1,12 +1,35 @@
 //! Latency distributions from HDR histograms (never a stored list of samples).
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A latency histogram in nanoseconds, 3 significant digits, growing as needed.
 pub struct LatencyHistogram {
     h: Histogram<u64>,
     sum_ns: u128,
+}
+
+/// Checkpoints store the histogram in HdrHistogram's own V2 encoding (its buckets, not samples).
+impl Serialize for LatencyHistogram {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use hdrhistogram::serialization::Serializer as _;
+        let mut bytes = Vec::new();
+        hdrhistogram::serialization::V2Serializer::new()
+            .serialize(&self.h, &mut bytes)
+            .map_err(|e| serde::ser::Error::custom(format!("latency histogram: {e:?}")))?;
+        (bytes, self.sum_ns).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LatencyHistogram {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (bytes, sum_ns): (Vec<u8>, u128) = Deserialize::deserialize(d)?;
+        let mut h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| serde::de::Error::custom(format!("latency histogram: {e:?}")))?;
+        h.auto(true);
+        Ok(LatencyHistogram { h, sum_ns })
+    }
 }
 
 impl Default for LatencyHistogram {

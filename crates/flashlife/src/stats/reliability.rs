@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::counters::{Cause, FlashCounters};
 
 /// Host reads whose latency exceeds a threshold (the paper's "long reads", > 400 us).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct LongReads {
     pub threshold_ns: u64,
     pub reads: u64,

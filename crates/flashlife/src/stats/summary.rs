@@ -40,7 +40,7 @@ pub struct CapacitySummary {
     pub reserve: f64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, serde::Deserialize)]
 pub struct HostSummary {
     pub read_requests: u64,
     pub write_requests: u64,

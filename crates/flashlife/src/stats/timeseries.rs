@@ -6,7 +6,7 @@ use super::latency::LatencyHistogram;
 use super::reliability::LongReads;
 
 /// One row of `timeseries.csv`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     pub time_s: f64,
     pub host_bytes_written: u64,
@@ -53,7 +53,7 @@ pub const COLUMNS: &[&str] = &[
 ];
 
 /// Accumulates interval statistics and finished rows.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct TimeSeries {
     pub rows: Vec<Row>,
     pub interval_latency: LatencyHistogram,

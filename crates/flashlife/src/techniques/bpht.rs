@@ -55,7 +55,7 @@ pub const MAX_PAGES_PER_BLOCK: u32 = 1 << 20;
 /// the table's `u64` keys. The product is folded (high half xor low half) so that every key bit
 /// reaches the low bits that pick a bucket: a plain multiply would hash all blocks with the same
 /// page index alike, since the block sits in the key's high half.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FastHasher {
     hash: u64,
 }
@@ -99,7 +99,7 @@ fn key(block: u32, page: u32) -> u64 {
 }
 
 /// Page bitmap of one block that has bad pages.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct BlockPages {
     /// The block this entry belongs to (to fix `slot` when entries move on retirement).
     block: u32,
@@ -170,6 +170,7 @@ impl BlockPages {
 }
 
 /// Iterates the set bit positions of a word, ascending.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct BitIter(u64);
 
 impl Iterator for BitIter {
@@ -185,7 +186,7 @@ impl Iterator for BitIter {
 }
 
 /// What [`BadPageTable::mark_bad`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MarkOutcome {
     /// `false` if the page was already recorded bad (the table is unchanged).
     pub newly_bad: bool,
@@ -237,7 +238,7 @@ pub struct BphtStats {
 ///
 /// Query counters use `Cell`, so queries take `&self`; the table is `Send` but not `Sync`
 /// (each simulated drive owns its own).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct BadPageTable {
     /// The paper's BPHT: run start `(block, page)` -> number of consecutive bad pages.
     runs: HashMap<u64, u32, FastBuildHasher>,
@@ -470,12 +471,16 @@ impl BadPageTable {
     }
 
     /// Estimated memory in bytes: the hash table (buckets of key and value plus one control
-    /// byte each), the per-block fast path, and the bitmaps of blocks with bad pages.
+    /// byte each), the per-block fast path, and the bitmaps of blocks with bad pages. Counted
+    /// from what the table holds, not from allocator capacities, so that the figure depends
+    /// only on the table's contents (a resumed run reports what an uninterrupted one does).
     pub fn memory_bytes(&self) -> usize {
-        let table = self.runs.capacity() * (size_of::<(u64, u32)>() + 1);
-        let fast = self.slot.capacity() * size_of::<u32>();
-        let bitmaps = self.blocks.capacity() * size_of::<BlockPages>()
-            + self.blocks.iter().map(|b| b.bits.capacity() * size_of::<u64>()).sum::<usize>();
+        // A SwissTable keeps at most 7/8 of its buckets full, with a power-of-two bucket count.
+        let buckets = if self.runs.is_empty() { 0 } else { (self.runs.len() * 8).div_ceil(7).next_power_of_two() };
+        let table = buckets * (size_of::<(u64, u32)>() + 1);
+        let fast = self.slot.len() * size_of::<u32>();
+        let bitmaps = self.blocks.len() * size_of::<BlockPages>()
+            + self.blocks.iter().map(|b| b.bits.len() * size_of::<u64>()).sum::<usize>();
         size_of::<Self>() + table + fast + bitmaps
     }
 
@@ -677,7 +682,7 @@ mod tests {
         assert!(low_bits.len() > 128, "only {} distinct bucket bits", low_bits.len());
     }
 
-    #[derive(Debug, Clone)]
+    #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
     enum Op {
         Mark(u32, u32),
         Retire(u32),

@@ -10,14 +10,14 @@
 //! that saw a failure and are not yet migrated.
 
 /// One element of an open block list: a physical block and the pages written to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenEntry {
     pub block: u32,
     pub wp: u32,
 }
 
 /// An open block list: the physical blocks one logical block is spread over, head first.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenBlockList {
     pub lbn: u32,
     pub entries: Vec<OpenEntry>,
@@ -31,7 +31,7 @@ impl OpenBlockList {
 }
 
 /// Block map + shift table + open block lists.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ShiftTranslator {
     pages_per_block: u32,
     block_map: Vec<u32>,
@@ -237,7 +237,7 @@ pub fn bits_for(n: u64) -> u32 {
 }
 
 /// Device metadata of the program-failure manager, from the geometry (Section V-A).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MemoryReport {
     /// Bits of a block-map entry: a physical block number.
     pub block_map_bits_per_entry: u32,

@@ -9,6 +9,7 @@ use crate::workload::{HostRequest, IoKind, Workload};
 
 /// Write commands of `size` bytes every `interval_ns`, at consecutive addresses, wrapping at
 /// the end of the logical space.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct PeriodicWrites {
     size: u64,
     interval_ns: u64,

@@ -17,7 +17,7 @@ use crate::host::request::{HostRequest, IoKind};
 use crate::workload::Workload;
 
 /// Parameters of [`PoissonRandom`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PoissonSpec {
     /// Mean requests per second (Poisson arrivals).
     pub rate_per_s: f64,
@@ -51,6 +51,7 @@ impl Default for PoissonSpec {
 }
 
 /// Open-loop random requests with exponential inter-arrival times. Endless.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct PoissonRandom {
     rng: Pcg64Mcg,
     spec: PoissonSpec,

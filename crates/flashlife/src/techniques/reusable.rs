@@ -31,7 +31,7 @@ use crate::techniques::wom::{EncodeOutcome, WomModel};
 
 const NONE: u32 = u32::MAX;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Retry {
     SameData,
     ExtraRead,
@@ -39,7 +39,7 @@ enum Retry {
 }
 
 /// A pair of RecycledActive blocks (parallel: one per plane of a die; sequential: one block).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Lane {
     die: u32,
     planes: [u32; 2],
@@ -53,6 +53,7 @@ struct Lane {
 }
 
 /// The Reusable SSD second-write policy.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ReusableSsd {
     wom: WomModel,
     retry: Retry,
@@ -336,6 +337,7 @@ impl ReusableSsd {
     }
 }
 
+#[typetag::serde]
 impl SecondWriteTechnique for ReusableSsd {
     fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict {
         if request_units as u64 * self.unit_bytes >= self.hot_threshold {

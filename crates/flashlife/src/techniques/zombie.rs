@@ -76,9 +76,10 @@ pub fn early_switch_blocks(reserve: f64, high_watermark: f64, blocks_per_element
 }
 
 /// ZombieNAND's end of life: one bit per cell fewer, until SLC; a dead SLC block retires.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct DropBit;
 
+#[typetag::serde]
 impl EndOfLifePolicy for DropBit {
     fn next_mode(&mut self, _block: u32, mode: BitMode) -> Option<BitMode> {
         mode.lower()
@@ -94,6 +95,7 @@ impl EndOfLifePolicy for DropBit {
 /// pages are not considered"). Remaining life changes only at an erase and is pushed in by
 /// the FTL ([`VictimPolicy::erased`]), so the pool averages are kept incrementally and a
 /// choice costs a scan of the lowest non-empty buckets only. No allocation after `new`.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ZombieVictim {
     pages_per_block: u32,
     buckets: u32,
@@ -252,6 +254,7 @@ impl ZombieVictim {
     }
 }
 
+#[typetag::serde]
 impl VictimPolicy for ZombieVictim {
     fn insert(&mut self, block: u32, pool: u32, valid: u32) {
         let k = self.key(block, valid);

@@ -1,0 +1,226 @@
+//! Checkpoint files: a running simulation's whole state, to stop it and go on later.
+//!
+//! A checkpoint holds the resolved configuration, the run loop's state and the drive (every
+//! FTL array, pool, policy object, random stream, the flash array, the engine's timelines and
+//! the statistics so far). The workload is not stored: it is rebuilt from the configuration
+//! and fast-forwarded past the requests already served, which works for every reader and
+//! generator because a workload never sees the drive.
+//!
+//! Layout, little endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 16 | magic `FLASHLIFE-CKPT\0\0` |
+//! | 4 | file format version ([`FORMAT_VERSION`]) |
+//! | 2 + n | length and UTF-8 text of the flashlife version that wrote it |
+//! | 8 | payload length |
+//! | 4 | CRC-32 of the payload |
+//! | payload | postcard encoding of the state |
+//!
+//! The payload is the in-memory layout of this flashlife version, not a stable exchange
+//! format, so a checkpoint from another version is refused before it is decoded. Files are
+//! written to a temporary name, flushed to disk and renamed, so a crash while writing leaves
+//! the previous checkpoint intact.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// The checkpoint's name inside a run folder.
+pub const FILE_NAME: &str = "checkpoint.bin";
+
+const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
+
+/// Bumped whenever the header layout changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The flashlife version whose state layout a payload uses.
+pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where a run folder keeps its checkpoint.
+pub fn path_in(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+/// Encode `state` and write it to `path` atomically (temporary file, fsync, rename).
+pub fn save<T: Serialize + ?Sized>(path: &Path, state: &T) -> Result<()> {
+    let payload = postcard::to_stdvec(state)
+        .map_err(|e| Error::Checkpoint { path: path.display().to_string(), message: format!("cannot encode: {e}") })?;
+    let mut bytes = Vec::with_capacity(payload.len() + 64);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(WRITER_VERSION.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(WRITER_VERSION.as_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+
+    let tmp = path.with_extension("bin.tmp");
+    let io = |p: &Path| {
+        let shown = p.display().to_string();
+        move |e: std::io::Error| Error::io(&shown, e)
+    };
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(&bytes).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    // The rename itself is durable once the folder is synced (best effort: not every
+    // filesystem lets a folder be opened for that).
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Read, check and decode the checkpoint at `path`. Refuses, with the reason, a missing
+/// file, one that is not a flashlife checkpoint, one from another format or flashlife
+/// version, a truncated one and one whose checksum or contents do not match.
+pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
+    let refuse = |message: String| Error::Checkpoint { path: path.display().to_string(), message };
+    let bytes = std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            refuse("no checkpoint here (a run writes one when interrupted, or every run.checkpoint_every)".into())
+        } else {
+            Error::io(path.display(), e)
+        }
+    })?;
+    let mut r = Reader { bytes: &bytes, at: 0 };
+    let magic = r.take(MAGIC.len());
+    if magic != Some(&MAGIC[..]) {
+        return Err(refuse("not a flashlife checkpoint (its first bytes are not the checkpoint magic)".into()));
+    }
+    let truncated = |what: &str| refuse(format!("truncated: the file ends inside its {what} ({} bytes)", bytes.len()));
+    let format = r.u32().ok_or_else(|| truncated("header"))?;
+    if format != FORMAT_VERSION {
+        return Err(refuse(format!(
+            "checkpoint format {format}, this flashlife reads format {FORMAT_VERSION}: resume it with the flashlife that wrote it"
+        )));
+    }
+    let vlen = r.u16().ok_or_else(|| truncated("header"))? as usize;
+    let version = r.take(vlen).ok_or_else(|| truncated("header"))?;
+    let version = String::from_utf8_lossy(version);
+    if version != WRITER_VERSION {
+        return Err(refuse(format!(
+            "written by flashlife {version}, this is flashlife {WRITER_VERSION}: resume it with the version that wrote it"
+        )));
+    }
+    let len = r.u64().ok_or_else(|| truncated("header"))?;
+    let crc = r.u32().ok_or_else(|| truncated("header"))?;
+    let rest = bytes.len() - r.at;
+    if (rest as u64) < len {
+        return Err(refuse(format!("truncated: the header announces {len} bytes of state, the file holds {rest}")));
+    }
+    if rest as u64 > len {
+        return Err(refuse(format!("{} unexpected bytes after the {len} bytes of state", rest as u64 - len)));
+    }
+    let payload = &bytes[r.at..];
+    let actual = crc32fast::hash(payload);
+    if actual != crc {
+        return Err(refuse(format!("corrupt: checksum {actual:08x} does not match the recorded {crc:08x}")));
+    }
+    postcard::from_bytes(payload).map_err(|e| refuse(format!("corrupt: the state does not decode: {e}")))
+}
+
+/// A cursor over the header bytes.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(|b| u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct S {
+        a: Vec<u32>,
+        b: String,
+    }
+
+    fn sample() -> S {
+        S { a: (0..1000).collect(), b: "state".into() }
+    }
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path_in(dir.path());
+        save(&p, &sample()).unwrap();
+        assert_eq!(load::<S>(&p).unwrap(), sample());
+        assert!(!p.with_extension("bin.tmp").exists());
+    }
+
+    #[test]
+    fn every_truncation_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path_in(dir.path());
+        save(&p, &sample()).unwrap();
+        let full = std::fs::read(&p).unwrap();
+        for cut in 0..full.len() {
+            std::fs::write(&p, &full[..cut]).unwrap();
+            let e = load::<S>(&p).unwrap_err().to_string();
+            assert!(e.contains("truncated") || e.contains("not a flashlife checkpoint"), "cut {cut}: {e}");
+        }
+    }
+
+    #[test]
+    fn corruption_foreign_files_and_versions_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path_in(dir.path());
+        save(&p, &sample()).unwrap();
+        let full = std::fs::read(&p).unwrap();
+
+        let mut flipped = full.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x40;
+        std::fs::write(&p, &flipped).unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("checksum"));
+
+        std::fs::write(&p, b"{\"summary\": 1}").unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("not a flashlife checkpoint"));
+
+        let mut other = full.clone();
+        other[16] = 9; // format version
+        std::fs::write(&p, &other).unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("format 9"));
+
+        let mut other = full.clone();
+        let v = 16 + 4 + 2;
+        other[v] = b'7';
+        std::fs::write(&p, &other).unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("written by flashlife 7"));
+
+        let mut longer = full;
+        longer.push(0);
+        std::fs::write(&p, &longer).unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("unexpected bytes"));
+
+        std::fs::remove_file(&p).unwrap();
+        assert!(load::<S>(&p).unwrap_err().to_string().contains("no checkpoint here"));
+    }
+}

@@ -1,0 +1,249 @@
+//! Checkpoints (issue #4): a run stopped at a checkpoint and resumed ends exactly as the
+//! uninterrupted run does (summary apart from the process's own wall time and memory, time
+//! series, erase histogram, latency CDFs), for every drive architecture and technique; bad
+//! checkpoint files are refused without touching the run folder.
+
+use std::path::Path;
+
+use flashlife::sim::RunOutput;
+use flashlife::{checkpoint, Config, ConfigBuilder, Simulator};
+
+fn config(preset: &str, sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::new().preset(preset).unwrap();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The summary without the fields that describe the process rather than the simulation.
+fn comparable(out: &RunOutput) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(&out.summary.to_json()).unwrap();
+    let run = v["run"].as_object_mut().unwrap();
+    for k in ["wall_seconds", "page_ops_per_second", "peak_rss_bytes"] {
+        assert!(run.remove(k).is_some(), "summary.run.{k} missing");
+    }
+    v
+}
+
+fn assert_same_run(a: &RunOutput, b: &RunOutput, what: &str) {
+    assert_eq!(comparable(a), comparable(b), "{what}: summaries differ");
+    assert_eq!(a.timeseries.to_csv(), b.timeseries.to_csv(), "{what}: time series differ");
+    assert_eq!(a.erase_histogram, b.erase_histogram, "{what}: erase histograms differ");
+    assert_eq!(a.latency_cdf.to_csv(), b.latency_cdf.to_csv(), "{what}: latency CDFs differ");
+}
+
+/// Run `cfg` uninterrupted, then again stopped after each of `stops` requests (checkpoint,
+/// then resume from the file), and check both end the same.
+fn check_resume(cfg: Config, stops: &[u64], what: &str) -> RunOutput {
+    let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(whole.summary.run.requests > *stops.last().unwrap(), "{what}: the run ends before the last stop");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint::path_in(dir.path());
+    let mut sim = Simulator::new(cfg).unwrap();
+    sim.set_checkpoint_path(path.clone());
+    for &stop in stops {
+        sim.set_interrupt_after(stop);
+        let part = sim.run().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(part.summary.run.stop, "interrupted", "{what}");
+        assert_eq!(part.summary.run.requests, stop, "{what}");
+        assert!(path.exists(), "{what}: no checkpoint written on interruption");
+        sim = Simulator::resume(&path).unwrap_or_else(|e| panic!("{what}: resume: {e}"));
+    }
+    let resumed = sim.run().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(!path.exists(), "{what}: a finished run keeps a stale checkpoint");
+    assert_same_run(&whole, &resumed, what);
+    resumed
+}
+
+#[test]
+fn block_ftl_with_gc_wear_leveling_and_the_oracle() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:60000",
+            "workload.read_ratio=0.3",
+            "wear_leveling.enabled=true",
+            "ftl.integrity_oracle=true",
+            "stats.interval=\"0.2dw\"",
+        ],
+    );
+    let out = check_resume(cfg, &[10_007, 33_333], "tiny");
+    assert!(out.summary.flash.block_erases > 100, "the run should collect garbage");
+}
+
+#[test]
+fn open_loop_with_idle_background_gc() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "workload.arrival.process=\"poisson\"",
+            "workload.arrival.rate_iops=3000",
+            "gc.background=true",
+            "gc.victim=\"cost_benefit\"",
+            "stats.interval=\"1s\"",
+        ],
+    );
+    check_resume(cfg, &[12_345], "open loop");
+}
+
+#[test]
+fn random_victims_and_injected_failures() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "gc.victim=\"random\"",
+            "capacity.overprovisioning=0.25",
+            "failures.program_fail_rate=0.00003",
+            "failures.erase_fail_rate=0.00003",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+    let out = check_resume(cfg, &[20_001], "failures");
+    assert!(out.summary.failures.program > 0);
+}
+
+#[test]
+fn zombie_drive_to_death_across_mode_switches() {
+    let cfg = config(
+        "zombie-synthetic-tlc",
+        &[
+            "run.until=\"death\"",
+            "geometry.pages_per_block=32",
+            "flash.wear.endurance.slc=1500",
+            "flash.wear.endurance.mlc=120",
+            "flash.wear.endurance.tlc=20",
+            "flash.wear.endurance.qlc=6",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+    let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap();
+    assert!(whole.summary.lifetime.dead && whole.summary.lifetime.mode_switches > 0);
+    let n = whole.summary.run.requests;
+    check_resume(cfg, &[n / 3, 2 * n / 3], "zombie");
+}
+
+#[test]
+fn salvage_with_the_page_error_model() {
+    let cfg = config(
+        "salvage-small",
+        &[
+            "ftl.precondition_drive_writes=0.5",
+            "failures.on_program_failure=\"skip_page\"",
+            "run.until=requests:30000",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+    let out = check_resume(cfg, &[15_000], "salvage");
+    assert!(out.summary.failures.bad_pages > 0, "no page went bad");
+}
+
+#[test]
+fn reusable_ssd_second_writes() {
+    let cfg = config(
+        "reusable-small",
+        &["geometry.blocks_per_plane=256", "run.until=requests:60000", "ftl.integrity_oracle=true"],
+    );
+    let out = check_resume(cfg, &[37_000], "reusable");
+    assert!(out.summary.second_writes.is_some_and(|s| s.units > 0), "no second writes happened");
+}
+
+#[test]
+fn open_channel_ft_passd_with_a_program_failure() {
+    let cfg = config(
+        "ftpassd-small",
+        &["run.until=requests:20000", "failures.program_fail_rate=0.002", "ftl.integrity_oracle=true"],
+    );
+    check_resume(cfg, &[9_000], "ft-passd");
+}
+
+#[test]
+fn read_disturb_retry_and_reclaim() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "workload.read_ratio=0.9",
+            "reliability.model=\"power_law\"",
+            "reliability.read_reclaim=\"read_count\"",
+            "reliability.read_count_threshold=2000",
+        ],
+    );
+    check_resume(cfg, &[25_000], "read relaxation");
+}
+
+#[test]
+fn real_trace_replay() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/msr/rsrch_1.csv");
+    if !trace.exists() {
+        eprintln!("skipped: {} not found (the shared traces folder is absent)", trace.display());
+        return;
+    }
+    let path = format!("workload.trace.path={:?}", trace.display().to_string());
+    let cfg = config(
+        "tiny",
+        &[
+            "workload.kind=\"trace\"",
+            &path,
+            "workload.trace.loops=3",
+            "workload.trace.fold=\"modulo\"",
+            "run.until=\"end\"",
+        ],
+    );
+    check_resume(cfg, &[5_000, 30_000], "trace");
+}
+
+#[test]
+fn periodic_checkpoints_survive_a_crash() {
+    // A run killed without warning goes on from its last periodic checkpoint.
+    let cfg = config("tiny", &["run.until=requests:30000", "run.checkpoint_every=\"0.25dw\""]);
+    let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint::path_in(dir.path());
+    let mut sim = Simulator::new(cfg).unwrap();
+    sim.set_checkpoint_path(path.clone());
+    sim.set_crash_after(20_000);
+    assert!(sim.run().is_err());
+    let resumed = Simulator::resume(&path).unwrap();
+    let resumed = resumed.run().unwrap();
+    assert_same_run(&whole, &resumed, "periodic");
+}
+
+#[test]
+fn bad_checkpoints_are_refused_and_the_folder_left_alone() {
+    let cfg = config("tiny", &["run.until=requests:20000"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut sim = Simulator::new(cfg).unwrap();
+    sim.set_checkpoint_path(checkpoint::path_in(dir.path()));
+    sim.set_interrupt_after(7_000);
+    let part = sim.run().unwrap();
+    flashlife::sim::write_outputs(&part, dir.path()).unwrap();
+    let path = checkpoint::path_in(dir.path());
+    let good = std::fs::read(&path).unwrap();
+    let summary = std::fs::read(dir.path().join("summary.json")).unwrap();
+
+    let check_refused = |bytes: &[u8], needle: &str| {
+        std::fs::write(&path, bytes).unwrap();
+        let e = flashlife::resume_dir(dir.path(), None).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains(needle), "expected `{needle}` in: {e}");
+        assert!(e.contains("checkpoint.bin"), "the message names the file: {e}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "a refused checkpoint was modified");
+        assert_eq!(std::fs::read(dir.path().join("summary.json")).unwrap(), summary, "outputs were touched");
+    };
+    check_refused(&good[..good.len() / 2], "truncated");
+    check_refused(&good[..20], "truncated");
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 1;
+    check_refused(&flipped, "checksum");
+    check_refused(b"erase_count,blocks\n0,1\n", "not a flashlife checkpoint");
+
+    // The intact file still resumes.
+    std::fs::write(&path, &good).unwrap();
+    let out = flashlife::resume_dir(dir.path(), None).unwrap();
+    assert_eq!(out.summary.run.requests, 20_000);
+    assert!(!path.exists());
+}
