@@ -188,6 +188,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A payload that passes the checksum but is not this version's state (a crafted or
+        /// foreign file) is refused by the decoder, never a panic or a huge allocation.
+        #[test]
+        fn garbage_state_with_a_valid_checksum_is_refused(payload in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let dir = tempfile::tempdir().unwrap();
+            let p = path_in(dir.path());
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            bytes.extend_from_slice(&(WRITER_VERSION.len() as u16).to_le_bytes());
+            bytes.extend_from_slice(WRITER_VERSION.as_bytes());
+            bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+            bytes.extend_from_slice(&payload);
+            std::fs::write(&p, &bytes).unwrap();
+            if let Err(e) = load::<(S, Vec<Vec<u64>>, String)>(&p) {
+                proptest::prop_assert!(e.to_string().contains("does not decode"), "{}", e);
+            }
+        }
+    }
+
     #[test]
     fn corruption_foreign_files_and_versions_are_refused() {
         let dir = tempfile::tempdir().unwrap();
