@@ -50,15 +50,7 @@ pub fn path_in(dir: &Path) -> PathBuf {
 pub fn save<T: Serialize + ?Sized>(path: &Path, state: &T) -> Result<()> {
     let payload = postcard::to_stdvec(state)
         .map_err(|e| Error::Checkpoint { path: path.display().to_string(), message: format!("cannot encode: {e}") })?;
-    let mut bytes = Vec::with_capacity(payload.len() + 64);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.extend_from_slice(&(WRITER_VERSION.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(WRITER_VERSION.as_bytes());
-    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-
+    let bytes = with_header(&payload);
     let tmp = path.with_extension("bin.tmp");
     let io = |p: &Path| {
         let shown = p.display().to_string();
@@ -78,6 +70,19 @@ pub fn save<T: Serialize + ?Sized>(path: &Path, state: &T) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The file's bytes: header, then `payload`.
+fn with_header(payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(payload.len() + 64);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(WRITER_VERSION.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(WRITER_VERSION.as_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
 }
 
 /// Read, check and decode the checkpoint at `path`. Refuses, with the reason, a missing
@@ -195,14 +200,7 @@ mod tests {
         fn garbage_state_with_a_valid_checksum_is_refused(payload in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
             let dir = tempfile::tempdir().unwrap();
             let p = path_in(dir.path());
-            let mut bytes = MAGIC.to_vec();
-            bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-            bytes.extend_from_slice(&(WRITER_VERSION.len() as u16).to_le_bytes());
-            bytes.extend_from_slice(WRITER_VERSION.as_bytes());
-            bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-            bytes.extend_from_slice(&payload);
-            std::fs::write(&p, &bytes).unwrap();
+            std::fs::write(&p, with_header(&payload)).unwrap();
             if let Err(e) = load::<(S, Vec<Vec<u64>>, String)>(&p) {
                 proptest::prop_assert!(e.to_string().contains("does not decode"), "{}", e);
             }
