@@ -294,11 +294,31 @@ impl VictimPolicy for ZombieVictim {
     }
 
     fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        // Cleaning should free more than it moves, counting the capacity a dying block loses
+        // at this erase: with blocks of several modes, a victim can otherwise cost free space.
+        if let Some(b) = self.select_by(pool, view, accept, true) {
+            return Some(b);
+        }
+        // When every candidate is about to die with more valid data than it will hold after
+        // its erase (uniform wear at the end of life), cleaning costs free space, but a drive
+        // must go on cleaning, and retiring or switching the dying blocks, until its capacity
+        // falls to the high watermark: that is its death (Section III), not the victim policy
+        // running out of choices.
+        self.select_by(pool, view, accept, false)
+    }
+}
+
+impl ZombieVictim {
+    fn select_by(
+        &mut self,
+        pool: u32,
+        view: &VictimView,
+        accept: &mut dyn FnMut(u32) -> bool,
+        must_gain: bool,
+    ) -> Option<u32> {
         let floor = self.threshold * self.average_normal_life(pool);
         let start = self.low[pool as usize];
-        // Cleaning must free more than it moves, counting the capacity a dying block loses at
-        // this erase: with blocks of several modes, a victim can otherwise cost free space.
-        let gains = |p: &ZombieVictim, b: u32| view.valid[b as usize] < p.capacity_after_erase(b);
+        let gains = |p: &ZombieVictim, b: u32| !must_gain || view.valid[b as usize] < p.capacity_after_erase(b);
         // Bucket `pages_per_block` holds blocks without invalid data: never considered.
         for k in start..self.pages_per_block {
             let (he, hn) = (self.head[self.list(pool, k, true)], self.head[self.list(pool, k, false)]);
