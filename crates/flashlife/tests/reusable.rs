@@ -241,3 +241,34 @@ fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
     eprintln!("lifetime x{ratio:.3}, closed form 0.3/{e:.3} + 0.7 = {expected:.3}");
     assert!(ratio > 1.0 && (ratio - expected).abs() < 0.03, "lifetime x{ratio:.3} vs {expected:.3}");
 }
+
+#[test]
+fn threshold_wear_leveling_does_not_starve_second_write_gc() {
+    // With wear leveling refusing the worn (hot) blocks, the greedy choice among the rest can
+    // be a block full of cold data: GC must then take the block that frees most, as the
+    // baseline does. Reusable SSD's GC once stopped there and the drive died early with "no
+    // pool has space for host data" (11.6 drive writes against the standard drive's 92).
+    let life = |enabled: bool| {
+        let e = format!("reusable.enabled={enabled}");
+        let sets = [
+            "capacity.overprovisioning=0.28",
+            "wear_leveling.enabled=true",
+            "flash.mlc.pe_limit=40",
+            "ftl.timing=false",
+            "run.until=\"death\"",
+            &e,
+        ];
+        zipf(&sets, 2.0, 0.0).summary.lifetime
+    };
+    let (std, reu) = (life(false), life(true));
+    for l in [&std, &reu] {
+        let reason = l.death_reason.as_deref().unwrap_or("");
+        assert!(reason.contains("GC reserve"), "death by capacity, not by GC giving up: {reason}");
+    }
+    assert!(
+        reu.drive_writes >= std.drive_writes,
+        "reusable {} vs standard {} drive writes",
+        reu.drive_writes,
+        std.drive_writes
+    );
+}

@@ -1054,31 +1054,7 @@ impl Ftl {
         // pool's worth of such picks in a row.
         let mut fruitless = 0;
         while self.pools[plane as usize].free.len() < target && self.death.is_none() {
-            let wear = self.pool_wear(plane);
-            let view = VictimView {
-                valid: &self.valid,
-                capacity: &self.capacity,
-                closed_seq: &self.closed_seq,
-                now_seq: self.seq,
-            };
-            let (wl, flash) = (&self.wl, &self.flash);
-            let mut refused = false;
-            let mut accept = |b: u32| {
-                let ok = wl.accept_victim(flash.erase_count(b), wear);
-                refused |= !ok;
-                ok
-            };
-            let Some(mut v) = self.victim.select(plane, &view, &mut accept) else { break };
-            if self.valid[v as usize] >= self.capacity[v as usize] && (refused || self.victim.chooses_least_valid()) {
-                // The choice frees nothing, yet another block may: wear leveling may have
-                // turned down every block with invalid data (the worn, hot ones), or blocks
-                // differ in capacity (bit modes, bad pages) so the fewest valid units is not
-                // the most invalid space. Space comes first: take the block that frees most.
-                // A rare event, so a scan of the pool is fine.
-                if let Some(w) = self.most_invalid_full_block(plane) {
-                    v = w;
-                }
-            }
+            let Some(v) = self.select_victim(plane) else { break };
             let valid = self.valid[v as usize];
             if valid >= self.capacity[v as usize] {
                 fruitless += 1;
@@ -1094,6 +1070,35 @@ impl Ftl {
         }
         self.in_gc = false;
         done
+    }
+
+    /// The GC victim of `plane`: the victim policy's choice among the blocks wear leveling
+    /// accepts, unless that choice frees nothing while another block would.
+    pub(crate) fn select_victim(&mut self, plane: u32) -> Option<u32> {
+        let wear = self.pool_wear(plane);
+        let view = VictimView {
+            valid: &self.valid,
+            capacity: &self.capacity,
+            closed_seq: &self.closed_seq,
+            now_seq: self.seq,
+        };
+        let (wl, flash) = (&self.wl, &self.flash);
+        let mut refused = false;
+        let mut accept = |b: u32| {
+            let ok = wl.accept_victim(flash.erase_count(b), wear);
+            refused |= !ok;
+            ok
+        };
+        let v = self.victim.select(plane, &view, &mut accept)?;
+        if self.valid[v as usize] >= self.capacity[v as usize] && (refused || self.victim.chooses_least_valid()) {
+            // The choice frees nothing, yet another block may: wear leveling may have turned
+            // down every block with invalid data (the worn, hot ones), or blocks differ in
+            // capacity (bit modes, bad pages) so the fewest valid units is not the most
+            // invalid space. Space comes first: take the block that frees most. A rare event,
+            // so a scan of the pool is fine.
+            return Some(self.most_invalid_full_block(plane).unwrap_or(v));
+        }
+        Some(v)
     }
 
     /// The full block of `plane` with the most invalid units, if any has some.

@@ -292,21 +292,6 @@ impl Ftl {
     /// Free blocks a pool keeps for GC (host writes never take them).
     pub const GC_RESERVE: usize = GC_RESERVE_BLOCKS;
 
-    /// The victim policy's choice in `plane` (with the wear-leveling filter), as the baseline
-    /// GC would choose it.
-    pub fn select_victim(&mut self, plane: u32) -> Option<u32> {
-        let wear = self.pool_wear(plane);
-        let view = VictimView {
-            valid: &self.valid,
-            capacity: &self.capacity,
-            closed_seq: &self.closed_seq,
-            now_seq: self.seq,
-        };
-        let (wl, flash) = (&self.wl, &self.flash);
-        let mut accept = |b: u32| wl.accept_victim(flash.erase_count(b), wear);
-        self.victim.select(plane, &view, &mut accept)
-    }
-
     /// Clean a GC victim the baseline way: move its valid data as first writes, erase it.
     pub fn clean_victim(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
         self.counters.gc_victims += 1;
