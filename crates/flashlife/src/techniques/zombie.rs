@@ -429,12 +429,18 @@ mod tests {
         p.update(13, 0, 16, 15);
         assert_eq!(p.select(0, &view(&valid), &mut |_| true), Some(13));
         // A block this erase will find dead holds less afterwards (TLC 16 -> MLC units):
-        // with more valid units than that, cleaning it would cost space.
+        // with more valid units than that, cleaning it would cost space, so a block that
+        // gains is taken first even with more valid units ...
         p.remove(13, 0, 15);
         let units = p.units_by_mode;
         p.erased(14, 0, units[2], 0.0);
         put(&mut p, &mut valid, 14, units[1] + 1);
-        assert_eq!(p.select(0, &view(&valid), &mut |_| true), None, "no gain: not a victim");
+        put(&mut p, &mut valid, 15, units[2] - 1);
+        assert_eq!(p.select(0, &view(&valid), &mut |_| true), Some(15), "a victim that gains space first");
+        // ... but when none gains, the dying block is still cleaned: a drive goes on to its
+        // capacity death rather than stop collecting.
+        p.remove(15, 0, units[2] - 1);
+        assert_eq!(p.select(0, &view(&valid), &mut |_| true), Some(14), "no gain anywhere: the least valid");
         valid[14] = units[1] - 1;
         p.update(14, 0, units[1] + 1, units[1] - 1);
         assert_eq!(p.select(0, &view(&valid), &mut |_| true), Some(14));
