@@ -1,8 +1,8 @@
 """Early-switch pool ablation at CI scale: zombie / baseline lifetime (host bytes written until
 death) at 3 reserves x 2 working sets x TLC/MLC, three seeds each, two processes.
 
-    python3 experiments/zombie/pool_ablation.py                                   # the paper's design
-    python3 experiments/zombie/pool_ablation.py '{"zombie.early_switch": False}'  # no early pool
+    python3 experiments/zombie/pool_ablation.py                                  # presets: no pool
+    python3 experiments/zombie/pool_ablation.py '{"zombie.early_switch": True}'  # the paper's pool
 
 The optional argument is a Python dict literal of keys set on the zombie runs only.
 """

@@ -120,8 +120,18 @@ fn check_switches(ftl: &flashlife::ftl::Ftl, cfg: &Config) -> (u64, u64) {
 
 #[test]
 fn a_whole_zombie_lifetime_loses_nothing_and_never_switches_early() {
+    whole_lifetime_with_oracle(false);
+}
+
+#[test]
+fn a_whole_zombie_lifetime_with_the_early_pool_loses_nothing_and_never_switches_early() {
+    whole_lifetime_with_oracle(true);
+}
+
+fn whole_lifetime_with_oracle(pool: bool) {
     use rand::{Rng, SeedableRng};
-    let sets = [SMALL, &["capacity.reserve=0.3", "ftl.integrity_oracle=true"]].concat();
+    let early = format!("zombie.early_switch={pool}");
+    let sets = [SMALL, &["capacity.reserve=0.3", "ftl.integrity_oracle=true", early.as_str()]].concat();
     let cfg = preset("zombie-synthetic-tlc", &sets);
     let mut ftl = build_ftl(&cfg).unwrap();
     ftl.precondition(true, 0.0, 7);
@@ -158,8 +168,17 @@ fn a_whole_zombie_lifetime_loses_nothing_and_never_switches_early() {
 
 /// (baseline, zombie) host bytes written until death for one grid point.
 fn lifetimes(mode: &str, reserve: f64, ws: f64) -> (u64, u64, u64) {
+    lifetimes_with(mode, reserve, ws, false)
+}
+
+/// [`lifetimes`], the zombie drive with or without the paper's early-switch pool.
+fn lifetimes_with(mode: &str, reserve: f64, ws: f64, pool: bool) -> (u64, u64, u64) {
     let run = |variant: &str| {
-        let extra = [format!("capacity.reserve={reserve}"), format!("workload.working_set={ws}")];
+        let extra = [
+            format!("capacity.reserve={reserve}"),
+            format!("workload.working_set={ws}"),
+            format!("zombie.early_switch={}", pool && variant == "zombie"),
+        ];
         let sets: Vec<&str> = SMALL.iter().copied().chain(extra.iter().map(String::as_str)).collect();
         let cfg = preset(&format!("{variant}-synthetic-{mode}"), &[&sets[..], &["workload.read_ratio=0.5"]].concat());
         Simulator::new(cfg).and_then(|s| s.run()).unwrap().summary
@@ -196,11 +215,10 @@ fn small_grid_lifetime_trends() {
     for (p, q, sw) in &results {
         println!("{p:?}: zombie / baseline lifetime {q:.3} ({sw} switches)");
     }
-    // Never (materially) below the baseline. The early-switch pool costs some spare capacity
-    // when it cannot pay off (low reserve, large working set): measured at most ~2% here,
-    // while the baseline varies by ~1% from seed to seed.
+    // Never below the baseline (the paper's invariant; the presets leave the early-switch
+    // pool off, see `the_papers_early_switch_pool_costs_little_and_gains_little`).
     for (p, q, _) in &results {
-        assert!(*q >= 0.97, "{p:?}: zombie lifetime {q:.3} of the baseline");
+        assert!(*q >= 1.0, "{p:?}: zombie lifetime {q:.4} of the baseline");
     }
     for m in ["tlc", "mlc"] {
         // Gains grow with the reserve (small working set) ...
@@ -257,11 +275,13 @@ fn latency_not_worse_while_the_baseline_lives() {
 }
 
 #[test]
-fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_the_tlc_pool() {
+fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_in_slc_zombies() {
     // Section IV-C: "for TLC drives, small working-set sizes and large reserve areas result in
     // enormous gains over the baseline in excess of an order of magnitude", larger than MLC's.
-    // At 30% reserve the TLC pool is 16 blocks of a quarter TLC block each as SLC (4 blocks),
-    // so a 2% working set (~1.8 blocks of hot data) fits in it.
+    // A gain is bounded by SLC's endurance over the starting mode's (TLC 75x, MLC 12.5x) and
+    // needs the hot data to fit in the SLC zombies the reserve can pay for: at 30% reserve,
+    // (R - W) x 128 = 32 blocks of capacity buy ~42 TLC blocks turned SLC, a quarter block
+    // each (Table I), ~10 TLC blocks of SLC space; a 2% working set is ~1.8 blocks of it.
     let (tlc, mlc) = std::thread::scope(|s| {
         let h = s.spawn(|| lifetimes("tlc", 0.3, 0.02));
         let m = lifetimes("mlc", 0.3, 0.02);
@@ -271,4 +291,35 @@ fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_the_tlc_pool() {
     println!("30% reserve, 2% working set: TLC {t:.2}x, MLC {m:.2}x");
     assert!(t > 10.0, "TLC gain {t:.2}, not an order of magnitude");
     assert!(t > m, "TLC gain {t:.2} not above MLC's {m:.2}");
+}
+
+#[test]
+fn the_papers_early_switch_pool_costs_little_and_gains_little() {
+    // Equation 1's pool, measured against the same zombie drive without it (the presets'
+    // default). Where it cannot pay off (low reserve, whole-drive working set) its early
+    // capacity loss costs write amplification until the normal blocks die: below the
+    // baseline, but by less than 3%. Where the hot set is tiny and the reserve large it
+    // helps a little. The bounds record the finding in docs/techniques/zombienand.md.
+    let points = [("tlc", 0.07, 1.0), ("mlc", 0.07, 1.0), ("tlc", 0.3, 0.02)];
+    let ratios: Vec<(f64, f64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = points
+            .iter()
+            .map(|&(m, r, w)| {
+                s.spawn(move || {
+                    let q = |(b, z, _): (u64, u64, u64)| z as f64 / b as f64;
+                    (q(lifetimes_with(m, r, w, true)), q(lifetimes_with(m, r, w, false)))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (p, (pool, plain)) in points.iter().zip(&ratios) {
+        println!("{p:?}: zombie / baseline lifetime with the pool {pool:.4}, without {plain:.4}");
+    }
+    for (p, (pool, plain)) in points[..2].iter().zip(&ratios) {
+        assert!(*plain >= 1.0, "{p:?}: without the pool {plain:.4}");
+        assert!(*pool < 1.0 && *pool > 0.97, "{p:?}: with the pool {pool:.4}");
+    }
+    let (pool, plain) = ratios[2];
+    assert!(pool > plain && pool < plain * 1.1, "tiny hot set: pool {pool:.2} vs {plain:.2}");
 }
