@@ -464,6 +464,15 @@ pub struct ReusableConfig {
     pub max_recycled_factor: f64,
     /// Second writes stop on blocks past this fraction of their P/E budget (paper: 0.3).
     pub max_life_fraction: f64,
+    /// Over-provisioning kept for first writes, as a fraction of R: a victim is erased rather
+    /// than recycled when recycling it would leave the first-write blocks less spare space
+    /// than this. The spare space is counted from the data, not assumed: the blocks in the
+    /// second-write partition take `blocks x block size` of the physical space and hold its
+    /// live second writes, so first writes keep `R - (blocks x block size - second writes)`.
+    /// The paper's 2R cap is the same balance assuming the partition is full of live second
+    /// writes (R of data in 2R blocks: first writes keep 0). 0 turns the rule off (the 2R cap
+    /// alone, the paper's design).
+    pub first_write_op: f64,
 }
 
 impl Default for ReusableConfig {
@@ -480,6 +489,7 @@ impl Default for ReusableConfig {
             min_clean_blocks: 2,
             max_recycled_factor: 2.0,
             max_life_fraction: 0.3,
+            first_write_op: 0.0,
         }
     }
 }
@@ -511,6 +521,9 @@ impl ReusableConfig {
         }
         if !(0.0..=1.0).contains(&self.max_life_fraction) {
             return Err(Error::config("reusable.max_life_fraction", self.max_life_fraction, "a fraction in [0, 1]"));
+        }
+        if !(0.0..1.0).contains(&self.first_write_op) {
+            return Err(Error::config("reusable.first_write_op", self.first_write_op, "a fraction of R in [0, 1)"));
         }
         if self.enabled {
             if cfg.geometry.planes != 2 {

@@ -503,6 +503,7 @@ impl Ftl {
         self.l2p[lpn as usize] = UNMAPPED;
         self.p2l[slot as usize] = UNMAPPED;
         let b = self.block_of(slot);
+        self.note_page_invalid(b);
         let old = self.valid[b as usize];
         self.valid[b as usize] = old - 1;
         let plane = self.plane_of_block(b);
@@ -924,6 +925,7 @@ impl Ftl {
         // A second-written unit leaves both halves; the oracle knows it by its first half.
         let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
         self.p2l[from as usize] = UNMAPPED;
+        self.note_page_invalid(b);
         self.valid[b as usize] -= 1;
         self.l2p[lpn as usize] = UNMAPPED;
         self.relocations += 1;

@@ -68,6 +68,10 @@ pub struct SecondWrites {
     slots_per_page: u32,
     recycled: u32,
     reused: u32,
+    /// Second-written units currently mapped (each on two halves).
+    live: u64,
+    /// Valid pages (first writes and second-write halves) in recycled and reused blocks.
+    partition_valid: u64,
 }
 
 #[inline]
@@ -98,6 +102,8 @@ impl SecondWrites {
             slots_per_page,
             recycled: 0,
             reused: 0,
+            live: 0,
+            partition_valid: 0,
         }
     }
 
@@ -130,6 +136,8 @@ impl SecondWrites {
             BlockKind::Reused => self.reused -= 1,
             BlockKind::First => {}
         }
+        // Cleaning moved or unlinked every valid page first, so the partition's count has
+        // already dropped by all of this block's.
         self.kind[block as usize] = BlockKind::First;
         let p = self.pair[block as usize];
         if p != NONE {
@@ -160,8 +168,10 @@ impl Ftl {
             put(&mut sw.head, s, false);
             put(&mut sw.tail, s, false);
         }
+        sw.live -= 1;
         self.p2l[partner as usize] = UNMAPPED;
         let b = self.block_of(partner);
+        self.note_page_invalid(b);
         let old = self.valid[b as usize];
         self.valid[b as usize] = old - 1;
         let plane = self.geo.plane_of_block(b);
@@ -225,6 +235,8 @@ impl Ftl {
         if let Some(sw) = self.sw.as_mut() {
             put(&mut sw.head, s0, true);
             put(&mut sw.tail, s1, true);
+            sw.live += 1;
+            sw.partition_valid += 2; // both blocks are recycled (RecycledActive)
         }
         self.flash.second_program(block0, page0);
         self.flash.second_program(block1, page1);
@@ -253,6 +265,7 @@ impl Ftl {
         if let Some(sw) = self.sw.as_mut() {
             sw.kind[block as usize] = BlockKind::Recycled;
             sw.recycled += 1;
+            sw.partition_valid += self.valid[block as usize] as u64;
         }
         self.counters.second.blocks_recycled += 1;
     }
@@ -277,6 +290,28 @@ impl Ftl {
     /// Blocks recycled and reused, over the drive.
     pub fn recycled_and_reused(&self) -> (u32, u32) {
         self.sw.as_ref().map_or((0, 0), |sw| (sw.recycled, sw.reused))
+    }
+
+    /// Second-written units currently mapped: the logical data the recycled and reused
+    /// blocks hold as second writes.
+    pub fn second_write_units(&self) -> u64 {
+        self.sw.as_ref().map_or(0, |sw| sw.live)
+    }
+
+    /// Valid pages in recycled and reused blocks: first-write data left in them when they
+    /// were recycled, and second-write halves.
+    pub fn partition_valid_pages(&self) -> u64 {
+        self.sw.as_ref().map_or(0, |sw| sw.partition_valid)
+    }
+
+    /// A valid page of `block` is about to become invalid: keep the partition's count.
+    #[inline]
+    pub(super) fn note_page_invalid(&mut self, block: u32) {
+        if let Some(sw) = self.sw.as_mut() {
+            if sw.kind[block as usize] != BlockKind::First {
+                sw.partition_valid -= 1;
+            }
+        }
     }
 
     /// Free (clean) blocks in `plane`.

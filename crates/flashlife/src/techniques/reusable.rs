@@ -10,8 +10,10 @@
 //! and failed encodings are first writes. GC (the FTL's `collect` hook) runs when clean +
 //! recycled blocks in a plane fall below `reusable.gc_threshold` (or the FTL needs clean
 //! blocks); the min-valid victim is erased if it is reused, if its plane has too few clean
-//! blocks, if recycled + reused blocks would exceed 2R, or if it is past the fraction of its
-//! P/E budget second writes may use; otherwise it is recycled (no data moves).
+//! blocks, if recycled + reused blocks would exceed 2R (or, with `reusable.first_write_op`,
+//! would leave first writes too little spare space for the data they hold), or if it is past
+//! the fraction of its P/E budget second writes may use; otherwise it is recycled (no data
+//! moves).
 //!
 //! Ablations: `reusable.layout = "sequential"` (a lane per plane; the halves are two
 //! consecutive invalid pages of one block, read and programmed one after the other),
@@ -66,6 +68,9 @@ pub struct ReusableSsd {
     gc_threshold: usize,
     min_clean: usize,
     max_recycled: f64,
+    /// R in units, and the share of it first writes must keep (`reusable.first_write_op`).
+    spare_units: f64,
+    first_write_op: f64,
     life_limit: u32,
     rng: Pcg64Mcg,
     lanes: Vec<Lane>,
@@ -135,6 +140,9 @@ impl ReusableSsd {
             gc_threshold: ((r.gc_threshold * bpp).ceil() as usize).max(min_clean + 1),
             min_clean,
             max_recycled: r.max_recycled_factor * spare_blocks,
+            spare_units: spare_blocks * geo.pages_per_block as f64,
+            first_write_op: r.first_write_op,
+
             life_limit: (rated * r.max_life_fraction).floor().min(u32::MAX as f64) as u32,
             rng: Pcg64Mcg::seed_from_u64(seed),
             lanes,
@@ -229,8 +237,9 @@ impl ReusableSsd {
     /// Garbage collection of `plane` until it has `target` clean + recycled blocks (at least
     /// the GC threshold) and `min_clean` clean ones. Each victim, the emptiest used or reused
     /// block, is erased if it is reused, if the plane is short of clean blocks, if recycled +
-    /// reused blocks would exceed the cap (2R), or if it is past the P/E fraction second
-    /// writes may use; otherwise it is recycled.
+    /// reused blocks would exceed the cap (2R) or leave first writes short of spare space
+    /// (`first_write_op`), or if it is past the P/E fraction second writes may use;
+    /// otherwise it is recycled.
     fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
         let mut done = ready;
         let want = target.max(self.gc_threshold);
@@ -249,6 +258,7 @@ impl ReusableSsd {
             let erase = ftl.block_kind(v) == BlockKind::Reused
                 || free < self.min_clean
                 || (recycled + reused + 1) as f64 > self.max_recycled
+                || self.first_writes_short(ftl, recycled + reused + 1, v)
                 || ftl.flash.erase_count(v) >= self.life_limit;
             if erase {
                 done = done.max(ftl.clean_victim(v, plane, ready));
@@ -258,6 +268,21 @@ impl ReusableSsd {
             }
         }
         done
+    }
+
+    /// Would `partition` recycled and reused blocks leave first writes less spare space than
+    /// `first_write_op` x R? Those blocks take `partition x block size` of the physical space
+    /// and hold the data of their valid pages, each second-written unit counted once (it has
+    /// a half in two of them); the rest is what they cost the first writes, whose spare space
+    /// is R minus that cost (the drive is full). `victim` is the block about to join them.
+    fn first_writes_short(&self, ftl: &Ftl, partition: u32, victim: u32) -> bool {
+        if self.first_write_op <= 0.0 {
+            return false;
+        }
+        let valid = ftl.partition_valid_pages() + ftl.valid_units(victim) as u64;
+        let held = valid as f64 - ftl.second_write_units() as f64;
+        let cost = partition as f64 * self.pages_per_block as f64 - held;
+        self.spare_units - cost < self.first_write_op * self.spare_units
     }
 
     /// The lane's blocks have no more pairs: they are reused.
