@@ -152,6 +152,25 @@ fn reusable_ssd_second_writes() {
 }
 
 #[test]
+fn reusable_ssd_with_recency_classification_and_the_first_write_reserve() {
+    // The classifier's per-unit history and the partition counts survive a stop.
+    let cfg = config(
+        "reusable-small",
+        &[
+            "geometry.blocks_per_plane=256",
+            "run.until=requests:60000",
+            "ftl.integrity_oracle=true",
+            "reusable.hot_cold=\"recency\"",
+            "reusable.first_write_op=0.5",
+            "workload.kind=\"zipf\"",
+            "workload.zipf.alpha=1.2",
+        ],
+    );
+    let out = check_resume(cfg, &[21_000, 44_000], "reusable-recency");
+    assert!(out.summary.second_writes.is_some_and(|s| s.units > 0), "no second writes happened");
+}
+
+#[test]
 fn open_channel_ft_passd_with_a_program_failure() {
     let cfg = config(
         "ftpassd-small",

@@ -435,6 +435,13 @@ pub struct ReusableConfig {
     /// Requests smaller than this many bytes are hot (second-write candidates); larger ones
     /// and GC moves are cold first writes (paper: 64 KiB).
     pub hot_threshold: u64,
+    /// Hot/cold classifier: `size` (the paper's: hot if the request is smaller than
+    /// `hot_threshold`) or `recency` (also require the unit's previous write to be among the
+    /// last `recency_window` host units written).
+    pub hot_cold: String,
+    /// Window of `recency`, in host units written; 0 = R, the over-provisioning in units (the
+    /// data the second-write partition can hold at the paper's 2R cap).
+    pub recency_window: u64,
     /// Probability that one WOM encoding attempt succeeds (paper: 0.95, polar code of Table 2(d)).
     pub success_probability: f64,
     /// What a failed encoding does: `same_data` (one retry on the same invalid data, no extra
@@ -480,6 +487,8 @@ impl Default for ReusableConfig {
         ReusableConfig {
             enabled: false,
             hot_threshold: 64 * 1024,
+            hot_cold: "size".into(),
+            recency_window: 0,
             success_probability: 0.95,
             retry: "same_data".into(),
             prefetch: true,
@@ -499,6 +508,14 @@ impl ReusableConfig {
         one_of("reusable.retry", &self.retry, &["same_data", "extra_read", "none"])?;
         one_of("reusable.layout", &self.layout, &["parallel", "sequential"])?;
         one_of("reusable.prefetch_issue", &self.prefetch_issue, &["idle", "eager"])?;
+        one_of("reusable.hot_cold", &self.hot_cold, &["size", "recency"])?;
+        if self.recency_window > u32::MAX as u64 / 2 {
+            return Err(Error::config(
+                "reusable.recency_window",
+                self.recency_window,
+                "at most 2^31 units (0 = the over-provisioning)",
+            ));
+        }
         if !(0.0..=1.0).contains(&self.success_probability) {
             return Err(Error::config(
                 "reusable.success_probability",

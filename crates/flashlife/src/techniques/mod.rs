@@ -5,6 +5,7 @@
 pub mod bpht;
 pub mod ftpassd;
 pub mod ftpassd_bench;
+pub mod hot_cold;
 pub mod readrelax;
 pub mod reusable;
 pub mod wom;

@@ -4,7 +4,8 @@
 //! Blocks move clean -> used -> recycled -> reused -> (erase) clean. Each die has a *lane*:
 //! its two planes' RecycledActive blocks, paired in the FTL's block map, and an offset counter
 //! pointing at the next page offset whose data is invalid in both. A hot host unit (request
-//! smaller than `reusable.hot_threshold`) is WOM-encoded against the invalid data of that
+//! smaller than `reusable.hot_threshold`; see `techniques::hot_cold` for the classifiers) is
+//! WOM-encoded against the invalid data of that
 //! pair (read ahead by the prefetch as soon as the previous second write completes, or read
 //! on demand) and programmed on both pages in one multi-plane operation. Cold units, GC moves
 //! and failed encodings are first writes. GC (the FTL's `collect` hook) runs when clean +
@@ -29,6 +30,7 @@ use crate::error::Result;
 use crate::ftl::second_write::{BlockKind, SecondWriteTechnique, Verdict};
 use crate::ftl::Ftl;
 use crate::stats::Cause;
+use crate::techniques::hot_cold::{HotColdClassifier, Recency, RequestSize};
 use crate::techniques::wom::{EncodeOutcome, WomModel};
 
 const NONE: u32 = u32::MAX;
@@ -62,7 +64,7 @@ pub struct ReusableSsd {
     prefetch: bool,
     eager_prefetch: bool,
     sequential: bool,
-    hot_threshold: u64,
+    classifier: Box<dyn HotColdClassifier>,
     unit_bytes: u64,
     pages_per_block: u32,
     gc_threshold: usize,
@@ -123,6 +125,14 @@ impl ReusableSsd {
         let spare_blocks = (geo.blocks() as f64 - logical_blocks).max(0.0);
         let min_clean = (r.min_clean_blocks as usize).max(Ftl::GC_RESERVE + 1);
         let bpp = geo.blocks_per_plane as f64;
+        let spare_units = spare_blocks * geo.pages_per_block as f64;
+        let classifier: Box<dyn HotColdClassifier> = match r.hot_cold.as_str() {
+            "recency" => {
+                let window = if r.recency_window == 0 { spare_units as u64 } else { r.recency_window };
+                Box::new(Recency::new(r.hot_threshold, window.min(u32::MAX as u64 / 2) as u32, ftl.logical_units()))
+            }
+            _ => Box::new(RequestSize { threshold: r.hot_threshold }),
+        };
         let rated = ftl.flash.wear_model().rated_cycles(ftl.flash.native_mode());
         Ok(ReusableSsd {
             wom: WomModel {
@@ -134,13 +144,13 @@ impl ReusableSsd {
             prefetch: r.prefetch,
             eager_prefetch: r.prefetch_issue == "eager",
             sequential,
-            hot_threshold: r.hot_threshold,
+            classifier,
             unit_bytes: ftl.unit_bytes(),
             pages_per_block: geo.pages_per_block,
             gc_threshold: ((r.gc_threshold * bpp).ceil() as usize).max(min_clean + 1),
             min_clean,
             max_recycled: r.max_recycled_factor * spare_blocks,
-            spare_units: spare_blocks * geo.pages_per_block as f64,
+            spare_units,
             first_write_op: r.first_write_op,
 
             life_limit: (rated * r.max_life_fraction).floor().min(u32::MAX as f64) as u32,
@@ -365,7 +375,7 @@ impl ReusableSsd {
 #[typetag::serde]
 impl SecondWriteTechnique for ReusableSsd {
     fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict {
-        if request_units as u64 * self.unit_bytes >= self.hot_threshold {
+        if !self.classifier.is_hot(lpn, request_units as u64 * self.unit_bytes) {
             return Verdict::Declined(ready);
         }
         // The die the FTL's striping would give this unit: second and first writes of a
