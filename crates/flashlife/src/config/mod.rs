@@ -473,9 +473,10 @@ pub struct ReusableConfig {
     pub max_life_fraction: f64,
     /// Over-provisioning kept for first writes, as a fraction of R: a victim is erased rather
     /// than recycled when recycling it would leave the first-write blocks less spare space
-    /// than this. The spare space is counted from the data, not assumed: the blocks in the
-    /// second-write partition take `blocks x block size` of the physical space and hold its
-    /// live second writes, so first writes keep `R - (blocks x block size - second writes)`.
+    /// than this. The spare space is counted from the data, not assumed: the recycled and
+    /// reused blocks take `blocks x block size` of the physical space and hold the data of
+    /// their valid pages (each second write once), so first writes keep
+    /// `R - (blocks x block size - data held)`.
     /// The paper's 2R cap is the same balance assuming the partition is full of live second
     /// writes (R of data in 2R blocks: first writes keep 0). 0 turns the rule off (the 2R cap
     /// alone, the paper's design).

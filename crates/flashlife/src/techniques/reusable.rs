@@ -5,9 +5,9 @@
 //! its two planes' RecycledActive blocks, paired in the FTL's block map, and an offset counter
 //! pointing at the next page offset whose data is invalid in both. A hot host unit (request
 //! smaller than `reusable.hot_threshold`; see `techniques::hot_cold` for the classifiers) is
-//! WOM-encoded against the invalid data of that
-//! pair (read ahead by the prefetch as soon as the previous second write completes, or read
-//! on demand) and programmed on both pages in one multi-plane operation. Cold units, GC moves
+//! WOM-encoded against the invalid data of that pair (read ahead by the prefetch as soon as
+//! the previous second write completes, or read on demand) and programmed on both pages in one
+//! multi-plane operation. Cold units, GC moves
 //! and failed encodings are first writes. GC (the FTL's `collect` hook) runs when clean +
 //! recycled blocks in a plane fall below `reusable.gc_threshold` (or the FTL needs clean
 //! blocks); the min-valid victim is erased if it is reused, if its plane has too few clean
@@ -152,7 +152,6 @@ impl ReusableSsd {
             max_recycled: r.max_recycled_factor * spare_blocks,
             spare_units,
             first_write_op: r.first_write_op,
-
             life_limit: (rated * r.max_life_fraction).floor().min(u32::MAX as f64) as u32,
             rng: Pcg64Mcg::seed_from_u64(seed),
             lanes,
