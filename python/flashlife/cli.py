@@ -52,6 +52,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
         if args.out and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise ValueError("--resume DIR goes on writing into DIR: leave out --out or give the same folder")
+        if args.overwrite:
+            raise ValueError("--resume goes on with the run in DIR: --overwrite would discard it")
         args.out = args.resume
         raw = _core.resume(args.resume)
     else:
@@ -59,7 +61,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise ValueError("run needs --out DIR (or --resume DIR to go on with an interrupted run)")
         layers = _layer_args(args)
         raw = _core.run(
-            preset=layers["preset"], files=layers["files"], overrides=layers["overrides"], out_dir=args.out
+            preset=layers["preset"],
+            files=layers["files"],
+            overrides=layers["overrides"],
+            out_dir=args.out,
+            overwrite=args.overwrite,
         )
     if args.json:
         print(raw["summary_json"])
@@ -277,12 +283,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_args(p)
     p.add_argument(
         "--out",
-        help="folder for summary.json, timeseries.csv, config.toml (and checkpoint.bin while interrupted)",
+        help="folder for summary.json, timeseries.csv, config.toml "
+        "(checkpoint.bin and partial/ while interrupted; refused if it holds another run's)",
     )
     p.add_argument(
         "--resume",
         metavar="DIR",
         help="go on with the interrupted run in DIR from its checkpoint (configuration and all)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the results or the checkpoint of an earlier run in --out (refused otherwise)",
     )
     p.add_argument("--json", action="store_true", help="print summary.json instead of the human summary")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
@@ -378,8 +390,10 @@ def _on_sigterm(signum: int, frame: object) -> None:
 def _interrupted(args: argparse.Namespace, code: int, what: str) -> int:
     out = getattr(args, "out", None) or getattr(args, "resume", None)
     if args.command == "run" and out and os.path.exists(os.path.join(out, "checkpoint.bin")):
+        partial = os.path.join(out, "partial")
+        results = f"; results so far in {partial}" if os.path.isdir(partial) else ""
         print(
-            f"flashlife: {what}; checkpoint written to {os.path.join(out, 'checkpoint.bin')}; "
+            f"flashlife: {what}; checkpoint written to {os.path.join(out, 'checkpoint.bin')}{results}; "
             f"go on with: flashlife run --resume {out}",
             file=sys.stderr,
         )

@@ -60,7 +60,9 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> flashlife.Result:
 
 
 def folder_digest(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    """Every file's hash, but the lock file's (it holds the id of the last process to lock)."""
+    files = (p for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".flashlife.lock")
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 
 def test_sigterm_then_resume_matches_the_uninterrupted_run(tmp_path: Path, uninterrupted) -> None:
@@ -68,13 +70,15 @@ def test_sigterm_then_resume_matches_the_uninterrupted_run(tmp_path: Path, unint
     r = start_and_stop_after_first_checkpoint(out, signal.SIGTERM)
     assert r.returncode == 143, r.stderr
     assert "flashlife run --resume" in r.stderr and "checkpoint written" in r.stderr
-    partial = json.loads((out / "summary.json").read_text())
+    assert not (out / "summary.json").exists(), "interrupted results must not look final"
+    partial = json.loads((out / "partial" / "summary.json").read_text())
     assert partial["run"]["stop"] == "interrupted"
     assert 0 < partial["host"]["write_bytes"] < uninterrupted.summary["host"]["write_bytes"]
 
     r = flashlife_cli("run", "--resume", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     assert not (out / "checkpoint.bin").exists(), "a finished run keeps its checkpoint"
+    assert not (out / "partial").exists(), "a finished run keeps its partial results"
     resumed = json.loads((out / "summary.json").read_text())
     assert comparable(resumed) == comparable(uninterrupted.summary)
     ts = pd.read_csv(out / "timeseries.csv")
@@ -116,7 +120,7 @@ def test_bad_checkpoints_are_refused_and_nothing_changes(tmp_path: Path) -> None
     flipped = bytearray(good)
     flipped[len(good) // 2] ^= 0x10
     refused(bytes(flipped), "checksum")
-    refused((out / "config.toml").read_bytes(), "not a flashlife checkpoint")
+    refused((out / "partial" / "config.toml").read_bytes(), "not a flashlife checkpoint")
     ckpt.unlink()
     r = flashlife_cli("run", "--resume", str(out))
     assert r.returncode == 2 and "no checkpoint here" in r.stderr, r.stderr

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use flashlife::config::presets;
+use flashlife::sim::DirOptions;
 use flashlife::{Config, ConfigBuilder};
 
 // The dotted module path makes the exception picklable (multiprocessing, Dask).
@@ -70,11 +71,12 @@ fn list_presets() -> Vec<(String, String)> {
 /// Run a configuration. Returns a dict with `summary_json`, `summary_text`,
 /// `timeseries_csv`, `erase_histogram` (list of (erase count, blocks)), `latency_cdf_csv` and
 /// `config_toml`. With `out_dir`, the run's files are written there too, and the run
-/// checkpoints there when interrupted and every `run.checkpoint_every`. The GIL is released
+/// checkpoints there when interrupted and every `run.checkpoint_every`; a folder holding
+/// another run's results or checkpoint is refused unless `overwrite`. The GIL is released
 /// while the core runs; Ctrl-C (or any signal whose Python handler raises) stops the run,
 /// checkpointing it when it has an `out_dir`, and the handler's exception propagates.
 #[pyfunction]
-#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None))]
+#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None, overwrite=false))]
 fn run<'py>(
     py: Python<'py>,
     preset: Option<&str>,
@@ -82,14 +84,12 @@ fn run<'py>(
     toml_text: Option<&str>,
     overrides: Vec<String>,
     out_dir: Option<String>,
+    overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cfg = build_config(preset, &files, toml_text, &overrides).map_err(err)?;
     run_in_background(py, move |flag| match &out_dir {
-        Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), Some(flag)),
-        None => flashlife::Simulator::new(cfg).and_then(|mut s| {
-            s.set_cancel_flag(flag);
-            s.run()
-        }),
+        Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), DirOptions { overwrite }, Some(flag)),
+        None => flashlife::Simulator::new_cancellable(cfg, Some(flag)).and_then(|s| s.run()),
     })
 }
 
@@ -124,11 +124,14 @@ where
                     cancel.store(true, Ordering::Relaxed);
                     let stopped = py.detach(move || rx.recv());
                     let _ = py.detach(move || worker.join());
-                    // A run that could not write its checkpoint says so rather than vanish.
-                    if let Ok(Err(run_error)) = stopped {
-                        return Err(err(run_error));
+                    // A run that could not write its checkpoint says so rather than vanish;
+                    // one stopped before there was anything to keep raises the signal's own
+                    // exception (KeyboardInterrupt), as any other interrupted run does.
+                    match stopped {
+                        Ok(Err(flashlife::Error::Interrupted(_))) => return Err(e),
+                        Ok(Err(run_error)) => return Err(err(run_error)),
+                        _ => return Err(e),
                     }
-                    return Err(e);
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {

@@ -20,7 +20,7 @@
 //! The payload is the in-memory layout of this flashlife version, not a stable exchange
 //! format, so a checkpoint from another version is refused before it is decoded. Files are
 //! written to a temporary name, flushed to disk and renamed, so a crash while writing leaves
-//! the previous checkpoint intact.
+//! the previous checkpoint intact; a write that cannot fit is refused before it starts.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,8 +35,9 @@ pub const FILE_NAME: &str = "checkpoint.bin";
 
 const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 
-/// Bumped whenever the header layout changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the header layout, or the run state's layout within one flashlife
+/// version, changes (2: the run's warnings).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -46,30 +47,68 @@ pub fn path_in(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)
 }
 
-/// Encode `state` and write it to `path` atomically (temporary file, fsync, rename).
+/// Encode `state` and write it to `path` atomically (temporary file, fsync, rename). The
+/// space the file needs is checked first (free space on the folder's filesystem and the
+/// process's file-size limit), and a failed write removes its temporary file, so a full disk
+/// leaves the previous checkpoint, if any, as it was and no half-written file behind.
 pub fn save<T: Serialize + ?Sized>(path: &Path, state: &T) -> Result<()> {
     let payload = postcard::to_stdvec(state)
         .map_err(|e| Error::Checkpoint { path: path.display().to_string(), message: format!("cannot encode: {e}") })?;
     let bytes = with_header(&payload);
-    let tmp = path.with_extension("bin.tmp");
-    let io = |p: &Path| {
-        let shown = p.display().to_string();
-        move |e: std::io::Error| Error::io(&shown, e)
-    };
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(&bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-    }
-    std::fs::rename(&tmp, path).map_err(io(path))?;
-    // The rename itself is durable once the folder is synced (best effort: not every
-    // filesystem lets a folder be opened for that).
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if let Some(room) = room_for_files(dir) {
+        // The old checkpoint stays until the new one is whole: both must fit.
+        if (bytes.len() as u64) > room {
+            return Err(Error::Checkpoint {
+                path: path.display().to_string(),
+                message: format!("needs {} bytes, only {room} can be written there", bytes.len()),
+            });
         }
     }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!("{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(&bytes).and_then(|_| f.sync_all()));
+    if let Err(e) = written.and_then(|_| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path.display(), e));
+    }
+    // The rename itself is durable once the folder is synced (best effort: not every
+    // filesystem lets a folder be opened for that).
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
     Ok(())
+}
+
+/// How many bytes one new file in `dir` may hold: the filesystem's free space for this user,
+/// capped by the process's file-size limit (`ulimit -f`). `None` where it cannot be told.
+#[cfg(target_os = "linux")]
+pub fn room_for_files(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out-pointer.
+    let free = if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
+        (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+    } else {
+        u64::MAX
+    };
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid out-pointer.
+    let fsize = if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim) } == 0 && lim.rlim_cur != libc::RLIM_INFINITY
+    {
+        lim.rlim_cur as u64
+    } else {
+        u64::MAX
+    };
+    let room = free.min(fsize);
+    (room != u64::MAX).then_some(room)
+}
+
+/// How many bytes one new file in `dir` may hold (not known on this platform).
+#[cfg(not(target_os = "linux"))]
+pub fn room_for_files(_dir: &Path) -> Option<u64> {
+    None
 }
 
 /// The file's bytes: header, then `payload`.

@@ -39,6 +39,8 @@ pub enum Error {
     Run(String),
     /// A checkpoint file that cannot be used (missing, truncated, corrupt, foreign).
     Checkpoint { path: String, message: String },
+    /// The run was cancelled (Ctrl-C, SIGTERM) at a point where there is nothing to keep.
+    Interrupted(String),
 }
 
 impl Error {
@@ -77,6 +79,7 @@ impl fmt::Display for Error {
             Error::Integrity(m) => write!(f, "integrity oracle: {m}"),
             Error::Run(m) => write!(f, "{m}"),
             Error::Checkpoint { path, message } => write!(f, "checkpoint {path}: {message}"),
+            Error::Interrupted(m) => write!(f, "interrupted {m}"),
         }
     }
 }

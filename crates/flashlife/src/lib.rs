@@ -3,6 +3,7 @@
 //! Data flows one way: workload -> host interface -> FTL -> flash model -> engine -> stats.
 //! See `docs/architecture.md`.
 
+pub mod budget;
 pub mod checkpoint;
 pub mod config;
 pub mod device;
@@ -11,6 +12,7 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+pub mod run_dir;
 pub mod sim;
 pub mod stats;
 pub mod techniques;

@@ -27,6 +27,7 @@ use crate::ftl::{Ftl, Layout};
 use crate::host::open_channel::{self, OpenChannel};
 use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
+use crate::run_dir::{Intent, RunDir};
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::reliability::{LongReads, ReliabilitySummary};
 use crate::stats::summary::*;
@@ -191,6 +192,9 @@ pub struct Simulator {
     state: RunState,
     /// Open-loop replay forced on or off, whatever the workload configuration says.
     open_loop: Option<bool>,
+    /// Remove the checkpoint when the run ends (a run folder keeps it until the outputs
+    /// are safely written, and removes it itself).
+    remove_checkpoint_at_end: bool,
 }
 
 /// The run loop's own state (the drive holds the rest): what a checkpoint needs to go on.
@@ -213,6 +217,8 @@ struct RunState {
     next_checkpoint: u64,
     /// Wall time of earlier segments of a resumed run.
     wall_seconds_before: f64,
+    /// What went wrong without stopping the run (for `summary.run.warnings`).
+    warnings: Vec<String>,
 }
 
 impl RunState {
@@ -235,6 +241,7 @@ impl RunState {
             next_mark: first_mark(cfg.stats.interval(logical_bytes)?),
             next_checkpoint: cfg.run.checkpoint_interval(logical_bytes)?.map_or(u64::MAX, first_mark),
             wall_seconds_before: 0.0,
+            warnings: Vec::new(),
         })
     }
 }
@@ -262,9 +269,23 @@ impl Simulator {
         Simulator::with_workload(cfg, wl)
     }
 
+    /// Build the drive and the configured workload; `cancel` becoming true stops the
+    /// preconditioning (an [`Error::Interrupted`]) and, later, the run.
+    pub fn new_cancellable(cfg: Config, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
+        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        Simulator::build(cfg, wl, cancel)
+    }
+
     /// Build the drive with a workload made elsewhere.
-    pub fn with_workload(mut cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+    pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+        Simulator::build(cfg, workload, None)
+    }
+
+    fn build(mut cfg: Config, workload: Box<dyn Workload>, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
         cfg.validate()?;
+        // Before anything large is allocated: a drive too big for the machine is an error,
+        // not an aborted process.
+        crate::budget::check(&cfg)?;
         resolve_failure_point(&mut cfg.failures, cfg.seed);
         if !cfg.ftl.timing {
             if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {
@@ -279,7 +300,10 @@ impl Simulator {
         let fill = cfg.ftl.precondition != "empty";
         let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
         let before = ftl.counters().host_unit_writes;
-        ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"));
+        let stop = || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if !ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"), &stop) {
+            return Err(Error::Interrupted("while preconditioning the drive (nothing to resume yet)".into()));
+        }
         let precondition_bytes = (ftl.counters().host_unit_writes - before) * ftl.unit_bytes();
         ftl.reset_counters();
         ftl.flash_mut().start_run();
@@ -291,12 +315,13 @@ impl Simulator {
             cfg,
             ftl,
             workload,
-            cancel: None,
+            cancel,
             interrupt_after: None,
             crash_after: None,
             checkpoint_path: None,
             state,
             open_loop: None,
+            remove_checkpoint_at_end: true,
         })
     }
 
@@ -329,6 +354,7 @@ impl Simulator {
             checkpoint_path: Some(path.to_path_buf()),
             state: data.state,
             open_loop: None,
+            remove_checkpoint_at_end: true,
         })
     }
 
@@ -336,6 +362,12 @@ impl Simulator {
     /// interrupted.
     pub fn set_checkpoint_path(&mut self, path: PathBuf) {
         self.checkpoint_path = Some(path);
+    }
+
+    /// Leave the checkpoint in place when the run ends, for a caller that removes it once the
+    /// run's outputs are safely written (a run folder).
+    pub fn keep_checkpoint_at_end(&mut self) {
+        self.remove_checkpoint_at_end = false;
     }
 
     /// Stop as if interrupted (checkpoint included) once `requests` requests are done.
@@ -456,7 +488,13 @@ impl Simulator {
                 };
                 if position >= st.next_checkpoint {
                     self.state.next_checkpoint = (position / step + 1) * step;
-                    self.write_checkpoint(started.elapsed().as_secs_f64())?;
+                    // A periodic checkpoint is insurance: one that cannot be written (a full
+                    // disk) is reported and the run goes on, rather than losing the run.
+                    if let Err(e) = self.write_checkpoint(started.elapsed().as_secs_f64()) {
+                        let w = format!("periodic checkpoint not written after {} requests: {e}", self.state.requests);
+                        eprintln!("flashlife: warning: {w}; the run goes on");
+                        self.state.warnings.push(w);
+                    }
                 }
             }
             let st = &mut self.state;
@@ -492,6 +530,14 @@ impl Simulator {
                 }
             }
             let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
+            if req.arrival_ns >= workload::MAX_ARRIVAL_NS {
+                return Err(Error::Run(format!(
+                    "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, workload.trace.time_scale and workload.arrival",
+                    st.requests,
+                    req.arrival_ns,
+                    workload::MAX_ARRIVAL_NS
+                )));
+            }
 
             // Issue time.
             let mut issue = if open_loop { req.arrival_ns } else { st.now };
@@ -554,7 +600,7 @@ impl Simulator {
             }
         }
         progress.finish();
-        if stop_reason != "interrupted" {
+        if stop_reason != "interrupted" && self.remove_checkpoint_at_end {
             // A finished run's checkpoint is stale: resuming it would only repeat the end.
             if let Some(p) = &self.checkpoint_path {
                 if p.exists() {
@@ -571,7 +617,8 @@ impl Simulator {
             }
         }
 
-        let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, .. } = self.state;
+        let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, warnings, .. } =
+            self.state;
         // "All" is the union of reads and writes: merged once here rather than recorded per request.
         let mut lat_all = LatencyHistogram::new();
         lat_all.add(&lat_read);
@@ -580,7 +627,8 @@ impl Simulator {
         let c = &self.ftl.counters();
         let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
         let host_units = c.host_unit_writes;
-        let wa = if host_units == 0 { 0.0 } else { c.unit_programs.total() as f64 / host_units as f64 };
+        // Undefined ratios are NaN (null in summary.json), never a misleading 0.
+        let wa = if host_units == 0 { f64::NAN } else { c.unit_programs.total() as f64 / host_units as f64 };
         let physical_bytes = self.ftl.flash().geo.pages() * self.ftl.flash().page_bytes(self.cfg.flash.bit_mode);
         let counts = self.ftl.flash().erase_counts();
         let n = counts.len().max(1) as f64;
@@ -618,15 +666,16 @@ impl Simulator {
                 victims: c.gc_victims,
                 valid_units_moved: c.gc_valid_moved,
                 mean_valid_per_victim: if c.gc_victims == 0 {
-                    0.0
+                    f64::NAN
                 } else {
                     c.gc_valid_moved as f64 / c.gc_victims as f64
                 },
             },
             latency_us: LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() },
             throughput: Throughput {
-                iops: if secs > 0.0 { requests as f64 / secs } else { 0.0 },
-                mb_per_s: if secs > 0.0 { (host.read_bytes + host.write_bytes) as f64 / 1e6 / secs } else { 0.0 },
+                // No simulated time (fast-forward): a rate is undefined, not zero.
+                iops: if secs > 0.0 { requests as f64 / secs } else { f64::NAN },
+                mb_per_s: if secs > 0.0 { (host.read_bytes + host.write_bytes) as f64 / 1e6 / secs } else { f64::NAN },
             },
             lifetime: Lifetime {
                 dead: self.ftl.death().is_some(),
@@ -676,6 +725,7 @@ impl Simulator {
                 page_ops_per_second: if wall > 0.0 { page_ops as f64 / wall } else { 0.0 },
                 peak_rss_bytes: peak_rss_bytes(),
                 stop: stop_reason,
+                warnings,
             },
             reliability: ReliabilitySummary::new(
                 &self.cfg.reliability.model,
@@ -809,46 +859,72 @@ impl Progress {
     }
 }
 
-/// Run a configuration and write `summary.json`, `timeseries.csv`, `erase_histogram.csv`,
-/// `latency_cdf.csv` and `config.toml` into `out_dir`. The run checkpoints into
-/// `out_dir/checkpoint.bin` when cancelled and every `run.checkpoint_every`; a run that ends
-/// removes its checkpoint.
-pub fn run_to_dir(cfg: Config, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir.display(), e))?;
-    let mut sim = Simulator::new(cfg)?;
-    sim.set_checkpoint_path(checkpoint::path_in(out_dir));
-    finish_in_dir(sim, out_dir, cancel)
+/// How a run treats its `--out` folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DirOptions {
+    /// Replace an earlier run's results or checkpoint in the folder instead of refusing.
+    pub overwrite: bool,
+}
+
+/// Run a configuration into the run folder `out_dir` (see [`crate::run_dir`]): the folder is
+/// checked, locked and probed before the run starts; a finished run writes `summary.json`
+/// (last), `timeseries.csv`, `erase_histogram.csv`, `latency_cdf.csv` and `config.toml` and
+/// then drops its checkpoint; an interrupted one checkpoints into `out_dir/checkpoint.bin` and
+/// writes its results so far under `out_dir/partial/`. A relative trace path is made absolute
+/// so that the folder's `config.toml` and checkpoint work from any directory.
+pub fn run_to_dir(
+    mut cfg: Config,
+    out_dir: &Path,
+    options: DirOptions,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Result<RunOutput> {
+    absolute_trace_path(&mut cfg)?;
+    let intent = if options.overwrite { Intent::Overwrite } else { Intent::New };
+    let mut dir = RunDir::open(out_dir, intent)?;
+    let sim = Simulator::new_cancellable(cfg, cancel.clone());
+    let result = sim.and_then(|mut sim| {
+        sim.set_checkpoint_path(dir.checkpoint_path());
+        finish_in_dir(sim, &dir, cancel)
+    });
+    if result.is_err() {
+        dir.abandon();
+    }
+    result
 }
 
 /// Go on with the run whose checkpoint is in `out_dir` (see [`run_to_dir`]). A checkpoint
 /// that cannot be used is refused before anything in the folder changes.
 pub fn resume_dir(out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
-    let sim = Simulator::resume(&checkpoint::path_in(out_dir))?;
-    finish_in_dir(sim, out_dir, cancel)
+    let dir = RunDir::open(out_dir, Intent::Resume)?;
+    let sim = Simulator::resume(&dir.checkpoint_path())?;
+    finish_in_dir(sim, &dir, cancel)
 }
 
-fn finish_in_dir(mut sim: Simulator, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
+fn finish_in_dir(mut sim: Simulator, dir: &RunDir, cancel: Option<Arc<AtomicBool>>) -> Result<RunOutput> {
     if let Some(c) = cancel {
         sim.set_cancel_flag(c);
     }
+    sim.keep_checkpoint_at_end();
     let out = sim.run()?;
-    write_outputs(&out, out_dir)?;
+    if out.summary.run.stop == "interrupted" {
+        dir.write_partial(&out)?;
+    } else {
+        dir.write_final(&out)?;
+    }
     Ok(out)
 }
 
-/// Write a run's files into `out_dir`.
-pub fn write_outputs(out: &RunOutput, out_dir: &Path) -> Result<()> {
-    let write = |name: &str, text: &str| {
-        let p = out_dir.join(name);
-        std::fs::write(&p, text).map_err(|e| Error::io(p.display(), e))
-    };
-    write("summary.json", &out.summary.to_json())?;
-    write("timeseries.csv", &out.timeseries.to_csv())?;
-    write("config.toml", &out.config.to_toml())?;
-    write("latency_cdf.csv", &out.latency_cdf.to_csv())?;
-    let mut h = String::from("erase_count,blocks\n");
-    for (e, n) in &out.erase_histogram {
-        h += &format!("{e},{n}\n");
+/// Make `workload.trace.path` absolute (relative to the current directory).
+fn absolute_trace_path(cfg: &mut Config) -> Result<()> {
+    let p = &mut cfg.workload.trace.path;
+    if cfg.workload.kind == "trace" && !p.is_empty() && Path::new(p.as_str()).is_relative() {
+        let abs = std::path::absolute(p.as_str()).map_err(|e| Error::io(p.as_str(), e))?;
+        *p = abs.display().to_string();
     }
-    write("erase_histogram.csv", &h)
+    Ok(())
+}
+
+/// Write a run's files into `out_dir`, each atomically, `summary.json` last.
+pub fn write_outputs(out: &RunOutput, out_dir: &Path) -> Result<()> {
+    crate::run_dir::write_outputs(out, out_dir)
 }

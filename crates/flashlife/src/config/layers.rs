@@ -75,6 +75,10 @@ impl ConfigBuilder {
             .ok_or_else(|| Error::config(assignment, "", "an assignment of the form key.path=value".to_string()))?;
         let key = key.trim();
         let raw = raw.trim();
+        if raw.contains(['\n', '\r']) {
+            // TOML would read only the first line and drop the rest without a word.
+            return Err(Error::config(key, raw.escape_debug(), "a value on one line (one --set per key)"));
+        }
         let value = match format!("v = {raw}").parse::<Table>() {
             Ok(mut t) => t.remove("v").unwrap_or(Value::String(raw.to_string())),
             Err(_) => Value::String(raw.to_string()),
@@ -124,16 +128,24 @@ impl ConfigBuilder {
 
     /// Read the merged tree into a validated [`Config`].
     pub fn build(self) -> Result<Config> {
-        let cfg: Config = Value::Table(self.tree).try_into().map_err(|e: toml::de::Error| type_error(&e))?;
+        let cfg: Config = serde_path_to_error::deserialize(Value::Table(self.tree)).map_err(|e| type_error(&e))?;
         cfg.validate()?;
         Ok(cfg)
     }
 }
 
-fn type_error(e: &toml::de::Error) -> Error {
-    // serde's messages name the field in backticks; keep them whole, on one line.
-    let msg = e.message().replace('\n', " ");
-    Error::Run(format!("config: {msg}"))
+/// A value of the wrong type, named by its dotted key (`host.queue_depth = "four"`).
+fn type_error(e: &serde_path_to_error::Error<toml::de::Error>) -> Error {
+    let msg = e.inner().message().replace('\n', " ");
+    let key = e.path().to_string();
+    if key.is_empty() || key == "." {
+        return Error::Run(format!("config: {msg}"));
+    }
+    // serde says "invalid type: string \"four\", expected u32": the value, then what fits.
+    match msg.split_once(", expected ") {
+        Some((got, expected)) => Error::config(key, got.trim_start_matches("invalid type: "), expected),
+        None => Error::config(key, "", msg),
+    }
 }
 
 fn merge(base: &mut Table, layer: Table) {
@@ -212,6 +224,19 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("geometry.chanels"), "{s}");
         assert!(s.contains("did you mean `geometry.channels`"), "{s}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_key() {
+        let e = ConfigBuilder::new().set("host.queue_depth=\"four\"").unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("host.queue_depth"), "{e}");
+        assert!(e.contains("four") && e.contains("u32"), "{e}");
+    }
+
+    #[test]
+    fn a_set_value_with_a_newline_is_refused() {
+        let e = ConfigBuilder::new().set("gc.victim=fifo\nseed=3").unwrap_err().to_string();
+        assert!(e.contains("gc.victim") && e.contains("one line"), "{e}");
     }
 
     #[test]

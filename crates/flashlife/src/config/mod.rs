@@ -392,11 +392,19 @@ pub struct RunConfig {
     /// bytes written (`64GiB`, `0.5dw`); empty for none. An interrupted run (SIGINT, SIGTERM)
     /// writes one whatever this says.
     pub checkpoint_every: String,
+    /// The most memory the run may need (estimated from the drive before anything is
+    /// allocated): `auto` (what the machine has available), `off`, or bytes (`16GiB`).
+    pub memory_limit: String,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { until: "writes:2dw".into(), progress: "auto".into(), checkpoint_every: String::new() }
+        RunConfig {
+            until: "writes:2dw".into(),
+            progress: "auto".into(),
+            checkpoint_every: String::new(),
+            memory_limit: "auto".into(),
+        }
     }
 }
 
@@ -564,6 +572,9 @@ impl ReusableConfig {
         Ok(())
     }
 }
+
+/// The deepest host queue accepted (`host.queue_depth`): NVMe's 65,536 entries.
+pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
 
 /// What stops a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -768,6 +779,13 @@ impl Config {
         }
         let h = &self.host;
         positive("host.queue_depth", h.queue_depth)?;
+        if h.queue_depth > MAX_QUEUE_DEPTH {
+            return Err(Error::config(
+                "host.queue_depth",
+                h.queue_depth,
+                format!("at most {MAX_QUEUE_DEPTH} (the deepest NVMe queue)"),
+            ));
+        }
         positive_f("host.link_mb_per_s", h.link_mb_per_s)?;
         if !(h.command_overhead_us.is_finite() && h.command_overhead_us >= 0.0) {
             return Err(Error::config("host.command_overhead_us", h.command_overhead_us, "a non-negative number"));
@@ -844,7 +862,18 @@ impl Config {
                 "0 when failures.program_fail_nth is set (one or the other)",
             ));
         }
-        let blocks = g.blocks_per_plane as u64 * g.planes as u64 * g.dies as u64 * g.ways as u64 * g.channels as u64;
+        // Checked: five 32-bit factors can overflow even 64 bits.
+        let blocks = [g.ways, g.dies, g.planes, g.blocks_per_plane]
+            .iter()
+            .try_fold(g.channels as u64, |acc, &x| acc.checked_mul(x as u64))
+            .filter(|&b| b < u32::MAX as u64)
+            .ok_or_else(|| {
+                Error::config(
+                    "geometry",
+                    format!("{} x {} x {} x {} x {}", g.channels, g.ways, g.dies, g.planes, g.blocks_per_plane),
+                    "channels x ways x dies x planes x blocks_per_plane below 2^32 blocks",
+                )
+            })?;
         for &[b, p] in &fl.program_fail_at {
             if b as u64 >= blocks || p >= g.pages_per_block {
                 return Err(Error::config(
@@ -870,6 +899,7 @@ impl Config {
             ));
         }
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
+        crate::budget::limit(self)?;
         self.reusable.validate(self)?;
         self.reliability.validate()?;
         Ok(())

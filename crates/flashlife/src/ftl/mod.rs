@@ -247,6 +247,14 @@ impl Layout {
         }
         let upp = cfg.flash.page_size / unit_bytes;
         let physical_units = geo.pages() * upp;
+        // Slots are numbered in 32 bits, with one value reserved for "unmapped".
+        if physical_units >= UNMAPPED as u64 {
+            return Err(Error::config(
+                "geometry",
+                physical_units,
+                "a drive of fewer than 2^32-1 physical mapping units (pages x page_size / mapping unit)",
+            ));
+        }
         let op = cfg.capacity.overprovisioning();
         let logical = (physical_units as f64 / (1.0 + op)).floor() as u64;
         if logical == 0 || logical >= UNMAPPED as u64 {
@@ -1192,12 +1200,24 @@ impl Ftl {
     /// Precondition in fast-forward: fill every logical unit once, then overwrite
     /// `drive_writes` of the logical space uniformly at random.
     pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
+        self.precondition_until(fill, drive_writes, seed, &|| false);
+    }
+
+    /// [`Ftl::precondition`], checking `stop` every few thousand writes (a few milliseconds)
+    /// so that Ctrl-C is honoured during a long fill; returns false if it stopped early.
+    pub fn precondition_until(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         use rand::Rng;
         use rand::SeedableRng;
+        const CHECK_EVERY: u64 = 4096;
         let timing = self.engine.timing();
         self.engine.set_timing(false);
+        let mut stopped = false;
         if fill {
             for lpn in 0..self.logical_units {
+                if (lpn as u64).is_multiple_of(CHECK_EVERY) && stop() {
+                    stopped = true;
+                    break;
+                }
                 self.write(lpn, 1, 0);
                 if self.death.is_some() {
                     break;
@@ -1205,12 +1225,16 @@ impl Ftl {
             }
         }
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-        let n = (drive_writes * self.logical_units as f64) as u64;
+        let n = if stopped { 0 } else { (drive_writes * self.logical_units as f64) as u64 };
         // The same random sequence, drawn two writes ahead so that the map entries of the
         // next writes can be prefetched (the draws past the end are never used).
         let mut next = [rng.gen_range(0..self.logical_units), rng.gen_range(0..self.logical_units)];
-        for _ in 0..n {
+        for i in 0..n {
             if self.death.is_some() {
+                break;
+            }
+            if i.is_multiple_of(CHECK_EVERY) && stop() {
+                stopped = true;
                 break;
             }
             let lpn = next[0];
@@ -1220,6 +1244,7 @@ impl Ftl {
             self.write(lpn, 1, 0);
         }
         self.engine.set_timing(timing);
+        !stopped
     }
 
     /// Bytes of simulator state held per block, page and unit (maps, block tables, flash

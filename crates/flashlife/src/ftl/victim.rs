@@ -355,6 +355,11 @@ impl Chooser for RandomChoices {
         if members.is_empty() {
             return None;
         }
+        if self.d as usize >= members.len() {
+            // As many choices as candidates (or more): look at each once instead of drawing
+            // d times, so the work is bounded by the candidates that exist, whatever d says.
+            return least_valid_accepted(members, view, accept);
+        }
         let mut fallback = None;
         for _ in 0..MAX_FILTERED / self.d.max(1) as usize + 1 {
             let mut best = None;
@@ -372,6 +377,14 @@ impl Chooser for RandomChoices {
         }
         fallback
     }
+}
+
+/// The member with the fewest valid units that `accept` takes (members in order of valid
+/// count, asked at most [`MAX_FILTERED`] times), else the least valid member.
+fn least_valid_accepted(members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+    let mut order: Vec<u32> = members.to_vec();
+    order.sort_by_key(|&b| (view.valid[b as usize], b));
+    order.iter().take(MAX_FILTERED).copied().find(|&b| accept(b)).or(order.first().copied())
 }
 
 #[cfg(test)]

@@ -20,7 +20,9 @@ pub trait Drive: Send {
     fn idle(&mut self, from: u64, until: u64);
     /// A command with `bytes` crosses the host link.
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
-    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64);
+    /// Fill and overwrite in fast-forward, checking `stop` every few thousand writes;
+    /// returns false if it stopped early.
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool;
     /// Forget counters (after preconditioning).
     fn reset_counters(&mut self);
     fn death(&self) -> Option<&str>;
@@ -69,8 +71,8 @@ impl Drive for Ftl {
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
         self.engine.host_transfer(ready, bytes)
     }
-    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
-        Ftl::precondition(self, fill, drive_writes, seed)
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
+        Ftl::precondition_until(self, fill, drive_writes, seed, stop)
     }
     fn prefetch_map(&self, first: u32, units: u32) {
         Ftl::prefetch_map(self, first, units)
@@ -144,8 +146,8 @@ impl Drive for OpenChannel {
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
         self.dev.core.engine.host_transfer(ready, bytes)
     }
-    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
-        OpenChannel::precondition(self, fill, drive_writes, seed)
+    fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
+        OpenChannel::precondition(self, fill, drive_writes, seed, stop)
     }
     fn reset_counters(&mut self) {
         self.dev.reset_counters();

@@ -609,30 +609,44 @@ impl OpenChannel {
     }
 
     /// Fill, then overwrite at random, in fast-forward (as the block FTL does).
-    pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64) {
+    /// `stop` is checked every few thousand writes; returns false if it stopped early.
+    pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         use rand::Rng;
         use rand::SeedableRng;
+        const CHECK_EVERY: u64 = 4096;
         let timing = self.dev.core.engine.timing();
         self.dev.core.engine.set_timing(false);
+        let mut stopped = false;
         if fill {
             let step = self.upp.max(1);
             let mut lpn = 0;
+            let mut writes = 0u64;
             while lpn < self.logical_units && self.death.is_none() {
+                if writes.is_multiple_of(CHECK_EVERY) && stop() {
+                    stopped = true;
+                    break;
+                }
                 let n = step.min(self.logical_units - lpn);
                 self.write(lpn, n, 0);
                 lpn += n;
+                writes += 1;
             }
         }
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-        let n = (drive_writes * self.logical_units as f64) as u64;
-        for _ in 0..n {
+        let n = if stopped { 0 } else { (drive_writes * self.logical_units as f64) as u64 };
+        for i in 0..n {
             if self.death.is_some() {
+                break;
+            }
+            if i.is_multiple_of(CHECK_EVERY) && stop() {
+                stopped = true;
                 break;
             }
             let lpn = rng.gen_range(0..self.logical_units);
             self.write(lpn, 1, 0);
         }
         self.dev.core.engine.set_timing(timing);
+        !stopped
     }
 
     /// Live (not retired) physical blocks by bit mode.

@@ -8,6 +8,8 @@ use super::latency::LatencySummary;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Summary {
+    /// Flash unit programs per host unit written; NaN (`null` in JSON) when the host wrote
+    /// nothing, where the ratio is undefined.
     pub write_amplification: f64,
     pub capacity: CapacitySummary,
     pub host: HostSummary,
@@ -151,6 +153,10 @@ pub struct RunInfo {
     pub page_ops_per_second: f64,
     pub peak_rss_bytes: u64,
     pub stop: String,
+    /// Things that went wrong without stopping the run (a periodic checkpoint that could not
+    /// be written), in the order they happened.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Peak resident memory of this process (VmHWM), 0 where unknown.
@@ -192,9 +198,13 @@ impl Summary {
             self.host.write_requests,
             gib(self.host.write_bytes)
         );
+        let wa = self.write_amplification;
         s += &format!(
-            "flash      {} page reads, {} page programs, {} erases; WA {:.3}\n",
-            self.flash.page_reads, self.flash.page_programs, self.flash.block_erases, self.write_amplification
+            "flash      {} page reads, {} page programs, {} erases; WA {}\n",
+            self.flash.page_reads,
+            self.flash.page_programs,
+            self.flash.block_erases,
+            if wa.is_nan() { "n/a (no host writes)".to_string() } else { format!("{wa:.3}") }
         );
         s += &format!(
             "latency    read mean {:.1} us p99 {:.1} us | write mean {:.1} us p99 {:.1} us | max {:.1} us\n",
@@ -223,6 +233,9 @@ impl Summary {
         }
         if let Some(v) = &self.integrity.violation {
             s += &format!("INTEGRITY  {v}\n");
+        }
+        for w in &self.run.warnings {
+            s += &format!("warning    {w}\n");
         }
         s
     }

@@ -62,6 +62,11 @@ pub struct WorkloadContext {
     pub seed: u64,
 }
 
+/// The latest arrival time a request may have: 2^62 ns (146 years). Times stay far from
+/// `u64::MAX`, so the completion arithmetic after them cannot overflow; a workload that
+/// would go past it is an error naming the key that sent it there, never a saturated clock.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
+
 /// Every `workload.kind` accepted.
 pub const KINDS: &str = "one of: uniform, zipf, hotcold, sequential, mix, trace";
 

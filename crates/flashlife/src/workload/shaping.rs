@@ -173,12 +173,22 @@ impl<W: Workload> TimeScale<W> {
 
 impl<W: Workload> Workload for TimeScale<W> {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
-        Ok(self.inner.next_request()?.map(|mut r| {
-            // f64 keeps 53 bits: exact to the ns for the first 104 days of a trace. `as`
-            // saturates on overflow.
-            r.arrival_ns = (r.arrival_ns as f64 * self.factor) as u64;
-            r
-        }))
+        let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
+        // f64 keeps 53 bits: exact to the ns for the first 104 days of a trace.
+        let scaled = r.arrival_ns as f64 * self.factor;
+        if scaled >= crate::workload::MAX_ARRIVAL_NS as f64 {
+            return Err(Error::config(
+                "workload.trace.time_scale",
+                self.factor,
+                format!(
+                    "a factor that keeps arrival times within the simulator's clock ({} ns, 146 years): the request at {} ns would arrive at {scaled:e} ns",
+                    crate::workload::MAX_ARRIVAL_NS,
+                    r.arrival_ns
+                ),
+            ));
+        }
+        r.arrival_ns = scaled as u64;
+        Ok(Some(r))
     }
     fn counters(&self) -> Option<TraceCounters> {
         self.inner.counters()
@@ -390,11 +400,21 @@ impl<W: Workload> Workload for Arrivals<W> {
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
         if self.n > 0 {
             let step = match &self.poisson {
-                Some(exp) => exp.sample(&mut self.rng).round() as u64,
-                None if self.n.is_multiple_of(self.burst) => self.gap,
-                None => self.spacing,
+                Some(exp) => exp.sample(&mut self.rng).round(),
+                None if self.n.is_multiple_of(self.burst) => self.gap as f64,
+                None => self.spacing as f64,
             };
-            self.t = self.t.saturating_add(step);
+            let t = self.t as f64 + step;
+            if t.is_nan() || t >= crate::workload::MAX_ARRIVAL_NS as f64 {
+                let key =
+                    if self.poisson.is_some() { "workload.arrival.rate_iops" } else { "workload.arrival.burst_gap_ns" };
+                return Err(Error::Run(format!(
+                    "{key}: request {} would arrive at {t:e} ns, beyond the simulator's clock ({} ns, 146 years): expected a rate or gap that keeps the run within it",
+                    self.n,
+                    crate::workload::MAX_ARRIVAL_NS
+                )));
+            }
+            self.t += step as u64;
         }
         self.n += 1;
         r.arrival_ns = self.t;
