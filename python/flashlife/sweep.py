@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .api import ConfigLike, resolve_config, run
+from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config, run
 
 __all__ = [
     "flatten_summary",
@@ -58,15 +58,39 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 
 def _flatten_keys(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested tables of a grid (`capacity.overprovisioning = [..]` unquoted in TOML) as dotted keys."""
+    """Nested tables of a grid (`capacity.overprovisioning = [..]` unquoted in TOML) as dotted keys.
+
+    Iterative, and refuses more than MAX_DEPTH levels with a ValueError: a hostile grid file
+    must not end in a RecursionError.
+    """
     out: dict[str, Any] = {}
-    for k, v in mapping.items():
-        key = f"{prefix}.{k}" if prefix else str(k)
+    stack: list[tuple[str, Any, int]] = [(prefix, mapping, 0)]
+    while stack:
+        key, v, depth = stack.pop()
         if isinstance(v, Mapping):
-            out.update(_flatten_keys(v, key))
+            if depth > MAX_DEPTH:
+                raise ValueError(f"grid: {key[:60]}... is nested more than {MAX_DEPTH} tables deep")
+            # Reversed so that the keys pop off the stack in the mapping's order.
+            stack.extend((f"{key}.{k}" if key else str(k), sub, depth + 1) for k, sub in reversed(v.items()))
         else:
             out[key] = v
     return out
+
+
+def _nesting(value: Any) -> int:
+    """The depth of nested tables and arrays in a parsed TOML document (iteratively)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+        if isinstance(v, Mapping):
+            stack.extend((sub, depth + 1) for sub in v.values())
+        elif isinstance(v, list):
+            stack.extend((sub, depth + 1) for sub in v)
+    return deepest
 
 
 def _canonical(obj: Any) -> str:
@@ -99,15 +123,6 @@ def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
     except _core.FlashlifeError as e:
         return {"error": str(e)}
     return {"summary": r.summary, "timeseries_csv": r.timeseries.to_csv(index=False)}
-
-
-def _plain(v: Any) -> Any:
-    """Python scalars for numpy ones (np.linspace grids), so values serialise as TOML and JSON."""
-    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
-        return v.item()
-    if hasattr(v, "tolist"):
-        return v.tolist()
-    return v
 
 
 def _points(
@@ -333,7 +348,7 @@ def sweep(
     for k in _RESERVED:
         if k in grid:
             raise ValueError(f"sweep: {k!r} cannot be a grid key; use the {k}s= argument")
-    seeds = [int(s) for s in seeds]
+    seeds = [_seed(s) for s in seeds]
     if not seeds:
         raise ValueError("sweep: seeds is empty")
     if backend not in ("local", "dask"):
@@ -438,7 +453,16 @@ def load_grid(path: str | os.PathLike) -> dict[str, Any]:
     """
     path = Path(path)
     with open(path, "rb") as f:
-        doc = tomllib.load(f)
+        try:
+            doc = tomllib.load(f)
+        except RecursionError:
+            # tomllib parses nested arrays and inline tables recursively.
+            raise ValueError(f"{path}: nested too deeply to parse (arrays or inline tables)") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path}: {e}") from None
+    if _nesting(doc) > MAX_DEPTH:
+        # Everything downstream (overrides, JSON of the point definition) walks these values.
+        raise ValueError(f"{path}: nested too deeply: more than {MAX_DEPTH} levels of tables or arrays")
     known = {"base", "until", "seeds", "grid", "workloads", "set"}
     unknown = sorted(set(doc) - known)
     if unknown:
