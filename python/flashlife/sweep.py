@@ -3,7 +3,8 @@
 A sweep is the cartesian product of a grid of dotted configuration keys, a set of named
 workloads and a list of seeds, each point run from the same base configuration. With a
 `results_dir`, each point's result is written as soon as the run ends, under a name that is a
-stable hash of everything that defines the point; running the same sweep again with the same
+stable hash of everything that defines the point (its resolved settings, the contents of the
+trace files it reads and the flashlife version); running the same sweep again with the same
 folder runs only the points whose files are missing.
 """
 
@@ -20,7 +21,7 @@ import tomllib
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,12 +103,92 @@ def point_key(point: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(point).encode()).hexdigest()[:16]
 
 
+def _version() -> str:
+    """The simulator's version, part of every point's key: a new version reruns the points."""
+    return str(_core.__version__)
+
+
 @dataclass
 class _Point:
     index: int
     key: str
     params: dict[str, Any]  # grid values, workload name, seed: the row's parameter columns
     spec: dict[str, Any]  # everything a worker needs to run the point
+    #: The trace files the point reads: absolute path -> the stat signature that was hashed.
+    traces: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+#: Trace digests already computed in this process, by (absolute path, *stat signature).
+_DIGESTS: dict[tuple[Any, ...], str] = {}
+_CHUNK = 1 << 20
+
+
+def _stat_signature(path: str) -> tuple[int, int, int, int]:
+    """What must not change for a cached digest to stand: size, mtime, ctime, inode.
+
+    ctime and the inode are there because mtime can be set back (`cp -p`, `rsync -t`, `tar x`
+    of another file of the same size); ctime cannot.
+    """
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class _TraceHashes:
+    """Content fingerprints of trace files: a streamed SHA-256, cached in this process and in
+    `DIR/trace_hashes.json`, so that rerunning a sweep over multi-GB traces does not read them
+    again while their size and times are unchanged."""
+
+    def __init__(self, root: Path | None):
+        self.file = None if root is None else root / "trace_hashes.json"
+        self.disk: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        if self.file is not None:
+            try:
+                data = json.loads(self.file.read_text())
+                if isinstance(data, dict):
+                    self.disk = {k: v for k, v in data.items() if isinstance(v, dict)}
+            except (OSError, ValueError):
+                pass  # no cache (or a spoiled one): hash again
+
+    def fingerprint(self, path: str) -> tuple[dict[str, Any], tuple[int, ...]]:
+        """(`{"size", "sha256"}`, the stat signature hashed) of the file at absolute `path`."""
+        for _ in range(3):
+            sig = _stat_signature(path)
+            digest = _DIGESTS.get((path, *sig))
+            entry = self.disk.get(path)
+            if digest is None and entry is not None and entry.get("stat") == list(sig):
+                digest = entry.get("sha256")
+            if digest is None:
+                h = hashlib.sha256()
+                with open(path, "rb") as f:
+                    # In chunks: traces may be far larger than memory.
+                    while chunk := f.read(_CHUNK):
+                        h.update(chunk)
+                if _stat_signature(path) != sig:
+                    continue  # written to while being read: the digest may be of neither version
+                digest = h.hexdigest()
+            if entry is None or entry.get("stat") != list(sig) or entry.get("sha256") != digest:
+                self.disk[path] = {"stat": list(sig), "sha256": digest}
+                self.dirty = True
+            _DIGESTS[(path, *sig)] = digest
+            # The key holds the contents' identity only (not the times): touching a trace, or
+            # copying the results with the traces to another machine, does not rerun anything.
+            return {"size": sig[0], "sha256": digest}, sig
+        raise _core.FlashlifeError(f"{path}: the file kept changing while it was being hashed")
+
+    def save(self) -> None:
+        if self.file is not None and self.dirty:
+            _write_atomic(self.file, json.dumps(self.disk, indent=1, sort_keys=True))
+            self.dirty = False
+
+
+def _trace_path(config: Mapping[str, Any]) -> str | None:
+    """The trace file a resolved configuration reads, if any (as written in it)."""
+    wl = config.get("workload", {})
+    if wl.get("kind") != "trace":
+        return None
+    path = wl.get("trace", {}).get("path")
+    return path or None
 
 
 def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -147,7 +228,9 @@ def _points(
                 params["workload"] = wl_name
                 params["seed"] = int(seed)
                 point_overrides = {**overrides, **dict(zip(keys, combo, strict=True))}
-                wl_def = os.fspath(wl) if isinstance(wl, str | os.PathLike) else wl
+                # Absolute, so that the worker (a Dask worker has another cwd) reads the file
+                # that was fingerprinted here.
+                wl_def = os.path.abspath(os.fspath(wl)) if isinstance(wl, str | os.PathLike) else wl
                 spec = {
                     "config": base_config,
                     "workload": wl_def,
@@ -155,9 +238,21 @@ def _points(
                     "seed": int(seed),
                     "overrides": point_overrides,
                 }
-                definition = {**spec, "workload_name": wl_name}
-                points.append(_Point(len(points), point_key(definition), params, spec))
+                # The key comes later (sweep()), once the trace files are fingerprinted.
+                points.append(_Point(len(points), "", params, spec))
     return points
+
+
+def _changed_traces(point: _Point) -> list[str]:
+    """The trace files of `point` that are not (any more) the files that were fingerprinted."""
+    changed = []
+    for path, sig in point.traces.items():
+        try:
+            if _stat_signature(path) != sig:
+                changed.append(path)
+        except OSError:
+            changed.append(path)
+    return changed
 
 
 def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
@@ -357,16 +452,42 @@ def sweep(
     points = _points(base_config, grid, workloads, seeds, until, _flatten_keys(overrides or {}))
 
     # Catch every configuration error before anything runs, naming the point.
-    checked: set[str] = set()
+    resolved: dict[str, dict[str, Any]] = {}
     for p in points:
         sig = _canonical({k: v for k, v in p.spec.items() if k != "seed"})
-        if sig in checked:
+        if sig in resolved:
             continue
-        checked.add(sig)
         try:
-            resolve_config(p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"])
+            resolved[sig] = resolve_config(
+                p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"]
+            )
         except _core.FlashlifeError as e:
             raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
+
+    # Each point's key: its definition, the contents of the trace it reads, the version.
+    hashes = _TraceHashes(None if results_dir is None else Path(results_dir))
+    version = _version()
+    for p in points:
+        config = resolved[_canonical({k: v for k, v in p.spec.items() if k != "seed"})]
+        fingerprints: dict[str, Any] = {}
+        path = _trace_path(config)
+        if path is not None:
+            full = os.path.abspath(path)
+            if full != path:
+                # Pin the file hashed here; a relative path would be read from the worker's cwd.
+                p.spec["overrides"] = {**p.spec["overrides"], "workload.trace.path": full}
+            try:
+                fingerprints[full], p.traces[full] = hashes.fingerprint(full)
+            except OSError as e:
+                raise _core.FlashlifeError(
+                    f"sweep point {p.params}: workload.trace.path = {path}: cannot read the trace: "
+                    f"{e.strerror or e}"
+                ) from None
+        definition = {**p.spec, "workload_name": p.params["workload"], "traces": fingerprints}
+        p.key = point_key({**definition, "flashlife_version": version})
+    if results_dir is not None:
+        Path(results_dir).mkdir(parents=True, exist_ok=True)
+        hashes.save()
 
     store = _Store(results_dir)
     rows: dict[int, dict[str, Any]] = {}
@@ -384,6 +505,12 @@ def sweep(
         bar.update(len(points) - len(pending))
 
     def on_done(p: _Point, outcome: dict[str, Any]) -> None:
+        if "error" not in outcome:
+            changed = _changed_traces(p)
+            if changed:
+                # The run may have read other contents than the key says: keeping the result
+                # would make a later sweep reuse it for the wrong trace.
+                outcome = {"error": f"trace {changed[0]} changed (size, times or inode) while the point ran"}
         if "error" in outcome:
             errors.append(f"sweep point {p.params}: {outcome['error']}")
         else:
@@ -416,6 +543,8 @@ def sweep(
         "until": until,
         "overrides": overrides,
         "points": {p.key: p.params for p in points},
+        "flashlife_version": version,
+        "traces": sorted({path for p in points for path in p.traces}),
     }
     store.finish(df, description)
     df.attrs["ran"] = ran

@@ -1,0 +1,141 @@
+"""Sweep results safety: keys that follow the trace contents and the version; failing and
+aborting points recorded with their error instead of taking the sweep down."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import flashlife
+
+# The module (`flashlife.sweep` the attribute is the function).
+sweep_mod = importlib.import_module("flashlife.sweep")
+
+TS = 128166372003061629
+
+
+def _write_trace(path: Path, reads: int = 0, lines: int = 300) -> None:
+    """An MSR CSV trace; `reads` of its lines are reads. The file's size does not depend on
+    `reads` ("h,Write" and "hh,Read" are the same length), so a test can change the contents
+    without changing the size."""
+    out = []
+    for i in range(lines):
+        host, op = ("hh", "Read") if i < reads else ("h", "Write")
+        out.append(f"{TS + 10 * i},{host},0,{op},{4096 * (1000 + (i * 7) % 500)},4096,1\n")
+    path.write_text("".join(out))
+
+
+def _trace_sweep(trace: Path | str, out: Path, **kwargs):
+    return flashlife.sweep(
+        "tiny",
+        {"gc.victim": ["greedy"]},
+        workloads={"t": str(trace)},
+        until="end",
+        results_dir=out,
+        max_workers=1,
+        progress=False,
+        **kwargs,
+    )
+
+
+def test_changed_trace_contents_rerun_the_point(tmp_path):
+    trace, out = tmp_path / "t.csv", tmp_path / "out"
+    _write_trace(trace)
+    first = _trace_sweep(trace, out)
+    assert len(first.attrs["ran"]) == 1 and first["host.read_requests"].iloc[0] == 0
+    again = _trace_sweep(trace, out)
+    assert again.attrs["ran"] == [] and again.attrs["reused"] == first.attrs["ran"]
+    # Other contents, same path, same size, and the mtime set back (as `cp -p` would).
+    st = trace.stat()
+    _write_trace(trace, reads=100)
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert trace.stat().st_size == st.st_size and trace.stat().st_mtime_ns == st.st_mtime_ns
+    changed = _trace_sweep(trace, out)
+    assert len(changed.attrs["ran"]) == 1 and changed.attrs["reused"] == []
+    assert changed["point"].iloc[0] != first["point"].iloc[0]
+    assert changed["host.read_requests"].iloc[0] == 100
+    cache = json.loads((out / "trace_hashes.json").read_text())
+    assert list(cache) == [str(trace)] and len(cache[str(trace)]["sha256"]) == 64
+    # The first contents again: the first result is still there and reused.
+    _write_trace(trace)
+    assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
+
+
+def test_touching_a_trace_does_not_rerun(tmp_path):
+    trace, out = tmp_path / "t.csv", tmp_path / "out"
+    _write_trace(trace, lines=100)
+    first = _trace_sweep(trace, out)
+    os.utime(trace, ns=(trace.stat().st_atime_ns, trace.stat().st_mtime_ns + 10**9))
+    assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
+
+
+def test_unchanged_trace_is_not_read_again_on_a_rerun(tmp_path, monkeypatch):
+    trace, out = tmp_path / "t.csv", tmp_path / "out"
+    _write_trace(trace, lines=100)
+    first = _trace_sweep(trace, out)
+    opened: list[str] = []
+
+    def counting_open(file, *args, **kwargs):
+        opened.append(os.fspath(file))
+        return open(file, *args, **kwargs)
+
+    # A new process (no in-memory digests) with the results folder's trace_hashes.json.
+    monkeypatch.setattr(sweep_mod, "_DIGESTS", {})
+    monkeypatch.setattr(sweep_mod, "open", counting_open, raising=False)
+    assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
+    assert str(trace) not in opened
+    # Without the cache file the trace is hashed again, to the same key.
+    (out / "trace_hashes.json").unlink()
+    monkeypatch.setattr(sweep_mod, "_DIGESTS", {})
+    assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
+    assert str(trace) in opened
+
+
+def test_trace_in_the_grid_overrides_or_base_is_fingerprinted(tmp_path):
+    trace, out = tmp_path / "t.csv", tmp_path / "out"
+    _write_trace(trace, lines=100)
+    wl = {"workload.kind": "trace", "workload.trace.path": str(trace)}
+    ways = {
+        "grid": {"base": "tiny", "grid": {"workload.trace.path": [str(trace)]}, "overrides": wl},
+        "overrides": {"base": "tiny", "grid": {"gc.victim": ["greedy"]}, "overrides": wl},
+        "base": {"base": wl, "grid": {"gc.victim": ["greedy"]}},
+        "workload dict": {
+            "base": "tiny",
+            "grid": {"gc.victim": ["greedy"]},
+            "workloads": {"t": {"kind": "trace", "trace": {"path": str(trace)}}},
+        },
+    }
+    for name, kwargs in ways.items():
+        df = flashlife.sweep(**kwargs, until="end", results_dir=out / name, max_workers=1)
+        assert df["host.write_requests"].iloc[0] == 100, name
+    _write_trace(trace, reads=10, lines=100)
+    for name, kwargs in ways.items():
+        again = flashlife.sweep(**kwargs, until="end", results_dir=out / name, max_workers=1)
+        assert len(again.attrs["ran"]) == 1, name
+        assert again["host.read_requests"].iloc[0] == 10, name
+
+
+def test_new_version_reruns_the_points(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    kwargs = dict(until="requests:500", results_dir=out, max_workers=1, progress=False)
+    first = flashlife.sweep("tiny", {"gc.victim": ["greedy", "fifo"]}, **kwargs)
+    assert len(flashlife.sweep("tiny", {"gc.victim": ["greedy", "fifo"]}, **kwargs).attrs["reused"]) == 2
+    monkeypatch.setattr(sweep_mod._core, "__version__", "999.0.0-test")
+    newer = flashlife.sweep("tiny", {"gc.victim": ["greedy", "fifo"]}, **kwargs)
+    assert len(newer.attrs["ran"]) == 2 and newer.attrs["reused"] == []
+    assert set(newer["point"]).isdisjoint(first["point"])
+    assert json.loads((out / "sweep.json").read_text())["flashlife_version"] == "999.0.0-test"
+
+
+def test_relative_trace_path_and_missing_trace(tmp_path, monkeypatch):
+    _write_trace(tmp_path / "t.csv", lines=100)
+    monkeypatch.chdir(tmp_path)
+    df = _trace_sweep("t.csv", tmp_path / "out")
+    assert df["host.write_requests"].iloc[0] == 100
+    with pytest.raises(flashlife.FlashlifeError, match=r"sweep point .*nope\.csv: cannot read the trace"):
+        _trace_sweep("nope.csv", tmp_path / "out")
+    assert not list((tmp_path / "out" / "points").glob("*.error.json"))
