@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import flashlife
@@ -139,3 +140,107 @@ def test_relative_trace_path_and_missing_trace(tmp_path, monkeypatch):
     with pytest.raises(flashlife.FlashlifeError, match=r"sweep point .*nope\.csv: cannot read the trace"):
         _trace_sweep("nope.csv", tmp_path / "out")
     assert not list((tmp_path / "out" / "points").glob("*.error.json"))
+
+
+# -- failing and dying points ----------------------------------------------------------------
+
+FAIL_GRID = {"gc.victim": ["greedy", "fifo", "cost_benefit"]}
+QUICK = "requests:2000"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
+    monkeypatch.setenv(sweep_mod.ABORT_HOOK, '"fifo"')
+    out = tmp_path / "out"
+    with pytest.warns(RuntimeWarning, match=r"1 of 3 points failed .*SIGABRT"):
+        df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
+    assert list(df["gc.victim"]) == ["greedy", "fifo", "cost_benefit"]
+    assert list(df.columns[:5]) == ["point", "gc.victim", "workload", "seed", "error"]
+    bad = df.iloc[1]
+    assert bad["error"] == "worker died with signal SIGABRT (exit -6)"
+    assert pd.isna(bad["write_amplification"]) and pd.isna(bad["host.write_requests"])
+    assert df["error"].iloc[[0, 2]].isna().all()
+    assert (df["host.write_requests"].iloc[[0, 2]] == 2000).all()
+    assert df.attrs["failed"] == [bad["point"]]
+    assert sorted(df.attrs["ran"]) == sorted(df["point"].iloc[[0, 2]]) and df.attrs["reused"] == []
+    err = json.loads((out / "points" / f"{bad['point']}.error.json").read_text())
+    assert err["error"] == bad["error"] and err["params"]["gc.victim"] == "fifo"
+    assert not (out / "points" / f"{bad['point']}.json").exists()
+    assert pd.read_csv(out / "results.csv")["error"].iloc[1] == bad["error"]
+    # A rerun runs the failed point again (only it); a success removes the error file.
+    monkeypatch.delenv(sweep_mod.ABORT_HOOK)
+    again = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
+    assert again.attrs["ran"] == [bad["point"]] and again.attrs["failed"] == []
+    assert "error" not in again.columns and again["host.write_requests"].iloc[1] == 2000
+    assert not (out / "points" / f"{bad['point']}.error.json").exists()
+
+
+def test_run_error_is_recorded_and_on_error_raise(tmp_path):
+    # Validates, but the drive cannot be built with a 1 TiB request size.
+    grid = {"workload.request_size": [4096, 1 << 40]}
+    with pytest.warns(RuntimeWarning, match="1 of 2 points failed"):
+        df = flashlife.sweep("tiny", grid, until="requests:100", max_workers=1, results_dir=tmp_path)
+    assert pd.isna(df["error"].iloc[0]) and "request_size" in df["error"].iloc[1]
+    assert df.attrs["failed"] == [df["point"].iloc[1]]
+    with pytest.raises(
+        flashlife.FlashlifeError, match=r"sweep point \{'workload.request_size': 1099511627776"
+    ):
+        flashlife.sweep("tiny", grid, until="requests:100", max_workers=2, on_error="raise")
+    with pytest.raises(ValueError, match="on_error must be 'record' or 'raise'"):
+        flashlife.sweep("tiny", grid, until="requests:100", on_error="ignore")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_trace_failing_mid_file_is_recorded(tmp_path, workers):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    _write_trace(good, lines=50)
+    _write_trace(bad, lines=50)
+    with open(bad, "a") as f:
+        f.write(f"{TS + 10_000},h,0,Write,abc,4096,1\n")
+    with pytest.warns(RuntimeWarning, match="1 of 2 points failed"):
+        df = flashlife.sweep(
+            "tiny", workloads={"good": str(good), "bad": str(bad)}, until="end", max_workers=workers
+        )
+    assert list(df["workload"]) == ["good", "bad"]
+    assert df["host.write_requests"].iloc[0] == 50
+    assert f"{bad}:51:" in df["error"].iloc[1] and "offset" in df["error"].iloc[1]
+
+
+def test_ctrl_c_ends_the_workers_promptly(monkeypatch):
+    import multiprocessing
+    import time
+
+    real_wait = sweep_mod._wait_ready
+
+    def interrupted_wait(objects, timeout=None):
+        real_wait(objects, timeout=0.3)  # the workers are running by now
+        raise KeyboardInterrupt
+
+    # As if Ctrl-C came while the parent waits for its workers.
+    monkeypatch.setattr(sweep_mod, "_wait_ready", interrupted_wait)
+    long = {"geometry.blocks_per_plane": 1024, "geometry.pages_per_block": 64}
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        flashlife.sweep(
+            "tiny", {"gc.victim": ["greedy", "fifo"]}, until="writes:50dw", overrides=long, max_workers=2
+        )
+    assert time.perf_counter() - t0 < 10
+    assert [p for p in multiprocessing.active_children() if p.name.startswith("flashlife-sweep-")] == []
+
+
+def test_dask_task_exception_is_the_points_error(monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    real = sweep_mod._run_point
+
+    def flaky(spec):
+        if spec["overrides"]["gc.victim"] == "fifo":
+            raise RuntimeError("worker lost its disk")
+        return real(spec)
+
+    # In-process workers (processes=False) see the patched function.
+    monkeypatch.setattr(sweep_mod, "_run_point", flaky)
+    with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
+        with pytest.warns(RuntimeWarning, match="1 of 3 points failed"):
+            df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, backend="dask", client=client)
+    assert df["error"].iloc[1] == "RuntimeError: worker lost its disk"
+    assert df["error"].iloc[[0, 2]].isna().all() and df.attrs["failed"] == [df["point"].iloc[1]]
