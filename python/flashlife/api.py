@@ -218,11 +218,17 @@ def run(
     """Run one simulation.
 
     config: a preset name, a TOML file path, or a dict of keys (nested or dotted);
-    workload: a dict of `workload.*` keys, or a trace file path;
+    workload: a dict of `workload.*` keys, or a trace file path (made absolute, so that the
+    resolved configuration and a checkpoint name the same file from another directory);
     until: `death`, `end`, `requests:N`, `time:T`, `writes:BYTES` (e.g. `writes:3dw`);
     overrides: more keys, as a dict or `key=value` strings; out_dir: also write the run's files
     there, and checkpoint the run there when it is interrupted (Ctrl-C, or any signal whose
     handler raises) and every `run.checkpoint_every`, so that `resume(out_dir)` can go on.
+    seed: an integer in 0..2**63-1 (a numpy integer, or a float holding an integer, will do).
+    Values in the dicts may be numpy scalars or arrays; None (TOML has no null), NaN or
+    infinity raises ValueError naming the key, and so do a non-integral seed and an override
+    string holding a line break; a bool seed, a str `overrides` or a value of another type
+    raises TypeError.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
     layers = _layers(config, workload, until, seed, overrides)
@@ -265,7 +271,7 @@ def resolve_config(
     seed: int | None = None,
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The full configuration a run with these arguments would use."""
+    """The full configuration a run with these arguments would use (arguments as for `run`)."""
     layers = _layers(config, workload, until, seed, overrides)
     text = _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"])
     return tomllib.loads(text)

@@ -16,7 +16,6 @@ import io
 import itertools
 import json
 import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
@@ -25,6 +24,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as _wait_ready
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from . import _core
 from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config, run
 
 __all__ = [
+    "PointsFailedWarning",
     "flatten_summary",
     "load_grid",
     "load_results",
@@ -42,6 +43,11 @@ __all__ = [
     "sweep",
     "sweep_from_file",
 ]
+
+
+class PointsFailedWarning(RuntimeWarning):
+    """Some points of a sweep failed (on_error="record"): their rows hold an `error`."""
+
 
 #: Summary fields that depend on the machine and the moment, not on the simulation.
 WALL_FIELDS = ("run.wall_seconds", "run.page_ops_per_second", "run.peak_rss_bytes")
@@ -461,9 +467,7 @@ def _run_local(
                 # The worker holds the only writer now: when it dies, the pipe reads EOF.
                 writer.close()
                 running[reader] = (proc, p)
-            ready = set(
-                multiprocessing.connection.wait([*running, *(proc.sentinel for proc, _ in running.values())])
-            )
+            ready = set(_wait_ready([*running, *(proc.sentinel for proc, _ in running.values())]))
             for reader in [r for r, (proc, _) in running.items() if r in ready or proc.sentinel in ready]:
                 proc, p = running.pop(reader)
                 on_done(p, _collect(reader, proc))
@@ -544,8 +548,9 @@ def sweep(
     progress: a tqdm bar on a terminal (True), never (False) or always ("always");
     overrides: more keys set at every point (not columns of the result);
     on_error: what a point that fails does to the sweep: "record" (default) keeps it as a row
-    and warns how many failed once every point is done; "raise" raises FlashlifeError naming
-    the first failed point (in grid order) once the other points are done.
+    and warns (PointsFailedWarning, a RuntimeWarning) how many failed once every point is
+    done; "raise" raises FlashlifeError naming the first failed point (in grid order) once
+    the other points are done.
 
     Every point runs in a worker process of its own (also with `max_workers=1`): a run error,
     or a worker that dies (an abort, a segfault, the out-of-memory killer), fails that point
@@ -698,7 +703,7 @@ def sweep(
             f"sweep: {len(failed)} of {len(points)} points failed (first: sweep point "
             f"{failed[0].params}: {errors[failed[0].index]}); their rows hold the message in the "
             "'error' column and df.attrs['failed'] lists their keys",
-            RuntimeWarning,
+            PointsFailedWarning,
             stacklevel=2,
         )
     return df

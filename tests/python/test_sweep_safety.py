@@ -152,7 +152,7 @@ QUICK = "requests:2000"
 def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
     monkeypatch.setenv(sweep_mod.ABORT_HOOK, '"fifo"')
     out = tmp_path / "out"
-    with pytest.warns(RuntimeWarning, match=r"1 of 3 points failed .*SIGABRT"):
+    with pytest.warns(sweep_mod.PointsFailedWarning, match=r"1 of 3 points failed .*SIGABRT"):
         df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
     assert list(df["gc.victim"]) == ["greedy", "fifo", "cost_benefit"]
     assert list(df.columns[:5]) == ["point", "gc.victim", "workload", "seed", "error"]
