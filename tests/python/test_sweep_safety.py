@@ -244,3 +244,34 @@ def test_dask_task_exception_is_the_points_error(monkeypatch):
             df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, backend="dask", client=client)
     assert df["error"].iloc[1] == "RuntimeError: worker lost its disk"
     assert df["error"].iloc[[0, 2]].isna().all() and df.attrs["failed"] == [df["point"].iloc[1]]
+
+
+def test_death_messages():
+    assert sweep_mod._death(-6) == "worker died with signal SIGABRT (exit -6)"
+    assert sweep_mod._death(-9).startswith("worker died with signal SIGKILL (exit -9); killed from outside")
+    assert sweep_mod._death(3) == "worker exited with exit code 3 without a result"
+
+
+def test_trace_changed_while_the_point_ran_is_not_saved(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    trace, out = tmp_path / "t.csv", tmp_path / "out"
+    _write_trace(trace, lines=100)
+    real = sweep_mod._run_point
+
+    def rewriting(spec):
+        _write_trace(trace, reads=10, lines=100)  # someone rewrites the trace mid-sweep
+        return real(spec)
+
+    monkeypatch.setattr(sweep_mod, "_run_point", rewriting)
+    with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
+        with pytest.warns(sweep_mod.PointsFailedWarning, match="changed"):
+            df = flashlife.sweep(
+                "tiny",
+                workloads={"t": str(trace)},
+                until="end",
+                backend="dask",
+                client=client,
+                results_dir=out,
+            )
+    assert f"trace {trace} changed" in df["error"].iloc[0]
+    assert not list((out / "points").glob("*[0-9a-f].json"))
