@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import operator
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -16,29 +18,134 @@ from . import _core
 
 ConfigLike = str | os.PathLike | Mapping[str, Any] | None
 
+#: Deeper nesting than this in a configuration mapping or value is refused: real configurations
+#: are a few levels deep, and recursion on hostile input would end in a RecursionError.
+MAX_DEPTH = 64
 
-def _flatten(prefix: str, value: Any, out: list[str]) -> None:
+
+def _plain(v: Any) -> Any:
+    """Python scalars for numpy ones (np.linspace grids), so values serialise as TOML and JSON."""
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        return v.item()
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return v
+
+
+def _short(key: str) -> str:
+    """A key for an error message: a hostile one may be thousands of characters long."""
+    return key if len(key) <= 80 else f"{key[:60]}...({len(key)} characters)"
+
+
+def _check_key(what: str, key: str) -> None:
+    # The core splits `key=value` at the first `=` and reads one line: a key holding either
+    # would silently set another key.
+    if not key or "=" in key or any(c in key for c in "\r\n\0"):
+        raise ValueError(
+            f"{what}: key {_short(key)!r} is not a configuration key (empty, or holds '=' or a line break)"
+        )
+
+
+def _flatten(what: str, prefix: str, value: Any, out: list[str]) -> None:
+    # Iterative (an explicit stack), so that a hostile nesting depth is a ValueError rather
+    # than a RecursionError; the stack is reversed on push to keep the mapping's key order.
+    stack: list[tuple[str, Any, int]] = [(prefix, value, 0)]
+    while stack:
+        key, v, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"{what}: {_short(key)} is nested more than {MAX_DEPTH} tables deep")
+        if isinstance(v, Mapping):
+            items = [(f"{key}.{k}" if key else str(k), sub) for k, sub in v.items()]
+            for k, _ in items:
+                _check_key(what, k)
+            stack.extend((k, sub, depth + 1) for k, sub in reversed(items))
+        else:
+            out.append(f"{key}={_toml_literal(v, key, what)}")
+
+
+def _toml_string(s: str) -> str:
+    # JSON string escapes are TOML basic-string escapes; ensure_ascii=False because TOML refuses
+    # the surrogate pairs JSON uses for characters outside the BMP, and DEL, which JSON leaves
+    # raw, must be escaped in TOML.
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml_literal(value: Any, key: str = "value", what: str = "overrides", depth: int = 0) -> str:
+    """`value` as a TOML literal (string, number, boolean, array, inline table).
+
+    Raises ValueError naming `what` and `key` for None (TOML has no null), a non-finite number
+    or hostile nesting, and TypeError for a value of another type.
+    """
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{what}: {_short(key)} is nested more than {MAX_DEPTH} arrays deep")
+    value = _plain(value)
+    if value is None:
+        raise ValueError(f"{what}: {key} is None; TOML has no null: leave the key out")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what}: {key} = {value}: not a finite number")
+        return json.dumps(value)
+    if isinstance(value, str | os.PathLike):
+        return _toml_string(os.fspath(value))
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_literal(v, key, what, depth + 1) for v in value) + "]"
     if isinstance(value, Mapping):
+        # An inline table (an element of an array of tables such as workload.mix).
+        parts = []
         for k, v in value.items():
-            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
-    else:
-        out.append(f"{prefix}={_toml_literal(value)}")
+            _check_key(what, f"{key}.{k}")
+            parts.append(f"{_toml_string(str(k))} = {_toml_literal(v, f'{key}.{k}', what, depth + 1)}")
+        return "{" + ", ".join(parts) + "}"
+    raise TypeError(
+        f"{what}: {key} = {value!r} ({type(value).__name__}): expected a string, number, boolean, "
+        "list or mapping"
+    )
 
 
-def _toml_literal(value: Any) -> str:
-    # JSON literals of strings, numbers, booleans and flat lists are valid TOML literals.
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        raise ValueError(f"not a finite number: {value}")
-    if isinstance(value, tuple):
-        value = list(value)
-    return json.dumps(value)
-
-
-def overrides_from(mapping: Mapping[str, Any] | None, prefix: str = "") -> list[str]:
-    """`key=value` overrides from a (nested or dotted-key) mapping."""
+def overrides_from(mapping: Mapping[str, Any] | None, prefix: str = "", what: str = "overrides") -> list[str]:
+    """`key=value` overrides from a (nested or dotted-key) mapping; `what` names it in errors."""
     out: list[str] = []
     if mapping:
-        _flatten(prefix, mapping, out)
+        _flatten(what, prefix, mapping, out)
+    return out
+
+
+def _seed(seed: Any) -> int:
+    """A master seed as an int: an int (or numpy integer), or an integral float; never a bool."""
+    if isinstance(seed, bool) or type(seed).__name__ in ("bool", "bool_"):  # numpy 2 / numpy 1
+        raise TypeError(f"seed: {seed!r} is a boolean; expected an integer in 0..2**63-1")
+    if isinstance(seed, float) or (hasattr(seed, "is_integer") and not hasattr(seed, "__index__")):
+        # A float (or numpy float) that holds an integer, e.g. a seed column read back as
+        # float64; anything with a fraction would be silently truncated by int().
+        if not math.isfinite(seed) or not float(seed).is_integer():
+            raise ValueError(f"seed: {seed!r} is not an integer; expected an integer in 0..2**63-1")
+        value = int(seed)
+    else:
+        try:
+            value = operator.index(seed)
+        except TypeError:
+            raise TypeError(
+                f"seed: {seed!r} ({type(seed).__name__}) is not an integer; expected an integer in 0..2**63-1"
+            ) from None
+    if not 0 <= value < 2**63:  # the core reads seeds as TOML integers: i64
+        raise ValueError(f"seed: {value} is out of range; expected an integer in 0..2**63-1")
+    return value
+
+
+def _override_strings(overrides: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for s in overrides:
+        if not isinstance(s, str):
+            raise TypeError(f"overrides: {s!r} ({type(s).__name__}) is not a 'key=value' string")
+        # The core reads one line per assignment: the rest after a line break would be cut
+        # off (or become part of the value) silently.
+        if any(c in s for c in "\r\n\0"):
+            raise ValueError(f"overrides: {s!r} holds a line break; give one 'key=value' per string")
+        out.append(s)
     return out
 
 
@@ -53,7 +160,7 @@ def _layers(
     files: list[str] = []
     sets: list[str] = []
     if isinstance(config, Mapping):
-        sets += overrides_from(config)
+        sets += overrides_from(config, what="config")
     elif config is not None:
         text = os.fspath(config)
         if text.endswith(".toml") or os.path.sep in text or os.path.exists(text):
@@ -61,17 +168,24 @@ def _layers(
         else:
             preset = text
     if isinstance(workload, Mapping):
-        sets += overrides_from(workload, "workload")
+        sets += overrides_from(workload, "workload", what="workload")
     elif workload is not None:
-        sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(os.fspath(workload))}"]
+        # Absolute: the resolved configuration (and a checkpoint of the run) must name the same
+        # file when used from another directory.
+        path = os.path.abspath(os.fspath(workload))
+        sets += ['workload.kind="trace"', f"workload.trace.path={_toml_string(path)}"]
     if until is not None:
-        sets.append(f"run.until={_toml_literal(until)}")
+        sets.append(f"run.until={_toml_literal(until, 'until', 'until')}")
     if seed is not None:
-        sets.append(f"seed={int(seed)}")
+        sets.append(f"seed={_seed(seed)}")
+    if isinstance(overrides, str | bytes):
+        raise TypeError(
+            f"overrides takes a mapping or a list of 'key=value' strings, not a {type(overrides).__name__}"
+        )
     if isinstance(overrides, Mapping):
         sets += overrides_from(overrides)
     elif overrides:
-        sets += list(overrides)
+        sets += _override_strings(overrides)
     return {"preset": preset, "files": files, "overrides": sets}
 
 
@@ -104,11 +218,17 @@ def run(
     """Run one simulation.
 
     config: a preset name, a TOML file path, or a dict of keys (nested or dotted);
-    workload: a dict of `workload.*` keys, or a trace file path;
+    workload: a dict of `workload.*` keys, or a trace file path (made absolute, so that the
+    resolved configuration and a checkpoint name the same file from another directory);
     until: `death`, `end`, `requests:N`, `time:T`, `writes:BYTES` (e.g. `writes:3dw`);
     overrides: more keys, as a dict or `key=value` strings; out_dir: also write the run's files
     there, and checkpoint the run there when it is interrupted (Ctrl-C, or any signal whose
     handler raises) and every `run.checkpoint_every`, so that `resume(out_dir)` can go on.
+    seed: an integer in 0..2**63-1 (a numpy integer, or a float holding an integer, will do).
+    Values in the dicts may be numpy scalars or arrays; None (TOML has no null), NaN or
+    infinity raises ValueError naming the key, and so do a non-integral seed and an override
+    string holding a line break; a bool seed, a str `overrides` or a value of another type
+    raises TypeError.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
     layers = _layers(config, workload, until, seed, overrides)
@@ -151,7 +271,7 @@ def resolve_config(
     seed: int | None = None,
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The full configuration a run with these arguments would use."""
+    """The full configuration a run with these arguments would use (arguments as for `run`)."""
     layers = _layers(config, workload, until, seed, overrides)
     text = _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"])
     return tomllib.loads(text)

@@ -3,33 +3,38 @@
 A sweep is the cartesian product of a grid of dotted configuration keys, a set of named
 workloads and a list of seeds, each point run from the same base configuration. With a
 `results_dir`, each point's result is written as soon as the run ends, under a name that is a
-stable hash of everything that defines the point; running the same sweep again with the same
+stable hash of everything that defines the point (its resolved settings, the contents of the
+trace files it reads and the flashlife version); running the same sweep again with the same
 folder runs only the points whose files are missing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import itertools
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import tomllib
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as _wait_ready
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import _core
-from .api import ConfigLike, resolve_config, run
+from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config, run
 
 __all__ = [
+    "PointsFailedWarning",
     "flatten_summary",
     "load_grid",
     "load_results",
@@ -38,6 +43,11 @@ __all__ = [
     "sweep",
     "sweep_from_file",
 ]
+
+
+class PointsFailedWarning(RuntimeWarning):
+    """Some points of a sweep failed (on_error="record"): their rows hold an `error`."""
+
 
 #: Summary fields that depend on the machine and the moment, not on the simulation.
 WALL_FIELDS = ("run.wall_seconds", "run.page_ops_per_second", "run.peak_rss_bytes")
@@ -58,15 +68,39 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 
 def _flatten_keys(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested tables of a grid (`capacity.overprovisioning = [..]` unquoted in TOML) as dotted keys."""
+    """Nested tables of a grid (`capacity.overprovisioning = [..]` unquoted in TOML) as dotted keys.
+
+    Iterative, and refuses more than MAX_DEPTH levels with a ValueError: a hostile grid file
+    must not end in a RecursionError.
+    """
     out: dict[str, Any] = {}
-    for k, v in mapping.items():
-        key = f"{prefix}.{k}" if prefix else str(k)
+    stack: list[tuple[str, Any, int]] = [(prefix, mapping, 0)]
+    while stack:
+        key, v, depth = stack.pop()
         if isinstance(v, Mapping):
-            out.update(_flatten_keys(v, key))
+            if depth > MAX_DEPTH:
+                raise ValueError(f"grid: {key[:60]}... is nested more than {MAX_DEPTH} tables deep")
+            # Reversed so that the keys pop off the stack in the mapping's order.
+            stack.extend((f"{key}.{k}" if key else str(k), sub, depth + 1) for k, sub in reversed(v.items()))
         else:
             out[key] = v
     return out
+
+
+def _nesting(value: Any) -> int:
+    """The depth of nested tables and arrays in a parsed TOML document (iteratively)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+        if isinstance(v, Mapping):
+            stack.extend((sub, depth + 1) for sub in v.values())
+        elif isinstance(v, list):
+            stack.extend((sub, depth + 1) for sub in v)
+    return deepest
 
 
 def _canonical(obj: Any) -> str:
@@ -78,12 +112,92 @@ def point_key(point: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(point).encode()).hexdigest()[:16]
 
 
+def _version() -> str:
+    """The simulator's version, part of every point's key: a new version reruns the points."""
+    return str(_core.__version__)
+
+
 @dataclass
 class _Point:
     index: int
     key: str
     params: dict[str, Any]  # grid values, workload name, seed: the row's parameter columns
     spec: dict[str, Any]  # everything a worker needs to run the point
+    #: The trace files the point reads: absolute path -> the stat signature that was hashed.
+    traces: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+#: Trace digests already computed in this process, by (absolute path, *stat signature).
+_DIGESTS: dict[tuple[Any, ...], str] = {}
+_CHUNK = 1 << 20
+
+
+def _stat_signature(path: str) -> tuple[int, int, int, int]:
+    """What must not change for a cached digest to stand: size, mtime, ctime, inode.
+
+    ctime and the inode are there because mtime can be set back (`cp -p`, `rsync -t`, `tar x`
+    of another file of the same size); ctime cannot.
+    """
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class _TraceHashes:
+    """Content fingerprints of trace files: a streamed SHA-256, cached in this process and in
+    `DIR/trace_hashes.json`, so that rerunning a sweep over multi-GB traces does not read them
+    again while their size and times are unchanged."""
+
+    def __init__(self, root: Path | None):
+        self.file = None if root is None else root / "trace_hashes.json"
+        self.disk: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        if self.file is not None:
+            try:
+                data = json.loads(self.file.read_text())
+                if isinstance(data, dict):
+                    self.disk = {k: v for k, v in data.items() if isinstance(v, dict)}
+            except (OSError, ValueError):
+                pass  # no cache (or a spoiled one): hash again
+
+    def fingerprint(self, path: str) -> tuple[dict[str, Any], tuple[int, ...]]:
+        """(`{"size", "sha256"}`, the stat signature hashed) of the file at absolute `path`."""
+        for _ in range(3):
+            sig = _stat_signature(path)
+            digest = _DIGESTS.get((path, *sig))
+            entry = self.disk.get(path)
+            if digest is None and entry is not None and entry.get("stat") == list(sig):
+                digest = entry.get("sha256")
+            if digest is None:
+                h = hashlib.sha256()
+                with open(path, "rb") as f:
+                    # In chunks: traces may be far larger than memory.
+                    while chunk := f.read(_CHUNK):
+                        h.update(chunk)
+                if _stat_signature(path) != sig:
+                    continue  # written to while being read: the digest may be of neither version
+                digest = h.hexdigest()
+            if entry is None or entry.get("stat") != list(sig) or entry.get("sha256") != digest:
+                self.disk[path] = {"stat": list(sig), "sha256": digest}
+                self.dirty = True
+            _DIGESTS[(path, *sig)] = digest
+            # The key holds the contents' identity only (not the times): touching a trace, or
+            # copying the results with the traces to another machine, does not rerun anything.
+            return {"size": sig[0], "sha256": digest}, sig
+        raise _core.FlashlifeError(f"{path}: the file kept changing while it was being hashed")
+
+    def save(self) -> None:
+        if self.file is not None and self.dirty:
+            _write_atomic(self.file, json.dumps(self.disk, indent=1, sort_keys=True))
+            self.dirty = False
+
+
+def _trace_path(config: Mapping[str, Any]) -> str | None:
+    """The trace file a resolved configuration reads, if any (as written in it)."""
+    wl = config.get("workload", {})
+    if wl.get("kind") != "trace":
+        return None
+    path = wl.get("trace", {}).get("path")
+    return path or None
 
 
 def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,16 +212,9 @@ def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
         )
     except _core.FlashlifeError as e:
         return {"error": str(e)}
+    except Exception as e:  # anything else (a MemoryError, a bug) is still this point's error
+        return {"error": f"{type(e).__name__}: {e}"}
     return {"summary": r.summary, "timeseries_csv": r.timeseries.to_csv(index=False)}
-
-
-def _plain(v: Any) -> Any:
-    """Python scalars for numpy ones (np.linspace grids), so values serialise as TOML and JSON."""
-    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
-        return v.item()
-    if hasattr(v, "tolist"):
-        return v.tolist()
-    return v
 
 
 def _points(
@@ -132,7 +239,9 @@ def _points(
                 params["workload"] = wl_name
                 params["seed"] = int(seed)
                 point_overrides = {**overrides, **dict(zip(keys, combo, strict=True))}
-                wl_def = os.fspath(wl) if isinstance(wl, str | os.PathLike) else wl
+                # Absolute, so that the worker (a Dask worker has another cwd) reads the file
+                # that was fingerprinted here.
+                wl_def = os.path.abspath(os.fspath(wl)) if isinstance(wl, str | os.PathLike) else wl
                 spec = {
                     "config": base_config,
                     "workload": wl_def,
@@ -140,9 +249,21 @@ def _points(
                     "seed": int(seed),
                     "overrides": point_overrides,
                 }
-                definition = {**spec, "workload_name": wl_name}
-                points.append(_Point(len(points), point_key(definition), params, spec))
+                # The key comes later (sweep()), once the trace files are fingerprinted.
+                points.append(_Point(len(points), "", params, spec))
     return points
+
+
+def _changed_traces(point: _Point) -> list[str]:
+    """The trace files of `point` that are not (any more) the files that were fingerprinted."""
+    changed = []
+    for path, sig in point.traces.items():
+        try:
+            if _stat_signature(path) != sig:
+                changed.append(path)
+        except OSError:
+            changed.append(path)
+    return changed
 
 
 def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,7 +283,8 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 class _Store:
-    """The results folder: `points/KEY.json` (and `KEY.timeseries.csv`) per point."""
+    """The results folder: `points/KEY.json` (and `KEY.timeseries.csv`) per point that ran,
+    `points/KEY.error.json` per point that failed."""
 
     def __init__(self, root: str | os.PathLike | None):
         self.root = None if root is None else Path(root)
@@ -185,6 +307,16 @@ class _Store:
         pts = self.root / "points"
         _write_atomic(pts / f"{point.key}.timeseries.csv", timeseries_csv)
         _write_atomic(pts / f"{point.key}.json", json.dumps({"params": point.params, "row": row}, indent=1))
+        # An earlier failure of this point is over.
+        (pts / f"{point.key}.error.json").unlink(missing_ok=True)
+
+    def save_error(self, point: _Point, row: Mapping[str, Any], message: str) -> None:
+        """`points/KEY.error.json`: never reused (`load` reads `KEY.json` only), so a failed
+        point runs again on the next sweep."""
+        if self.root is None:
+            return
+        text = json.dumps({"params": point.params, "error": message, "row": row}, indent=1)
+        _write_atomic(self.root / "points" / f"{point.key}.error.json", text)
 
     def finish(self, df: pd.DataFrame, description: Mapping[str, Any]) -> None:
         if self.root is None:
@@ -226,34 +358,124 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _run_local(
-    pending: list[_Point], max_workers: int | None, on_done: Callable[[_Point, dict[str, Any]], None]
-) -> None:
-    workers = max_workers or _cores()
-    workers = max(1, min(workers, len(pending)))
-    if workers == 1:
-        for p in pending:
-            on_done(p, _run_point(p.spec))
-        return
+def _mp_context() -> Any:
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         # The fork server imports flashlife (and pandas) once; workers fork from it ready.
         ctx.set_forkserver_preload(["flashlife.sweep"])
-    else:
-        ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures: dict[Future, _Point] = {pool.submit(_run_point, p.spec): p for p in pending}
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+#: Test hook: a point whose parameters, as canonical JSON (`{"gc.victim":"fifo","seed":1,
+#: "workload":"base"}`), contain this variable's value calls os.abort() in its worker instead
+#: of running, so that tests can check how a dying worker is reported. It is read in the
+#: parent when the worker starts (forkserver children do not see later changes to the
+#: environment); it is not part of the point's key. Never set it outside tests.
+ABORT_HOOK = "FLASHLIFE_TEST_ABORT_POINT"
+
+
+def _worker(conn: Connection, spec: Mapping[str, Any], abort: bool) -> None:
+    """A point's worker process: run the point and send the outcome through `conn`."""
+    # Ctrl-C reaches the whole process group; the parent ends its workers itself (SIGTERM),
+    # so a worker need not die of it with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if abort:
+        os.abort()  # the ABORT_HOOK test hook
+    outcome = _run_point(spec)
+    conn.send(outcome)
+    conn.close()
+
+
+def _death(exitcode: int | None) -> str:
+    """Why a worker ended without sending its result."""
+    if exitcode is None:
+        return "worker did not end after closing its result pipe"
+    if exitcode < 0:
         try:
-            not_done = set(futures)
-            while not_done:
-                done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
-                for f in done:
-                    on_done(futures[f], f.result())
-        except BaseException:
-            # Ctrl-C or a failure here: drop the points not started; the running ones end
-            # soon (they got the same SIGINT, or are short).
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        text = f"worker died with signal {name} (exit {exitcode})"
+        if -exitcode == signal.SIGKILL:
+            text += "; killed from outside, e.g. by the kernel's out-of-memory killer"
+        return text
+    return f"worker exited with exit code {exitcode} without a result"
+
+
+def _collect(reader: Connection, proc: Any) -> dict[str, Any]:
+    """The outcome of a worker whose pipe or sentinel is ready; the worker is joined."""
+    outcome: dict[str, Any] | None
+    try:
+        # Read before joining: a large result fills the pipe, and the worker waits until it is
+        # read before it can exit.
+        outcome = reader.recv()
+    except (EOFError, OSError):
+        outcome = None  # the worker died before (or while) sending
+    except Exception as e:  # a result that does not unpickle
+        outcome = {"error": f"the worker's result could not be read: {type(e).__name__}: {e}"}
+    finally:
+        reader.close()
+    proc.join(timeout=30)
+    if proc.exitcode is None:
+        # Sent its result but hangs on the way out: the result stands.
+        proc.kill()
+        proc.join()
+    if outcome is None:
+        outcome = {"error": _death(proc.exitcode)}
+    proc.close()
+    return outcome
+
+
+def _stop(running: Mapping[Connection, tuple[Any, _Point]]) -> None:
+    """End the workers still running (Ctrl-C, SIGTERM, or an error in the parent)."""
+    for proc, _ in running.values():
+        proc.terminate()
+    for reader, (proc, _) in running.items():
+        proc.join(timeout=5)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+        reader.close()
+
+
+def _run_local(
+    pending: list[_Point], max_workers: int | None, on_done: Callable[[_Point, dict[str, Any]], None]
+) -> None:
+    """Run each point in a worker process of its own, at most `max_workers` at once.
+
+    One process per point (also with one worker), so that a point that aborts, segfaults or
+    is killed is reported as that point's error and neither the sweep nor the interpreter
+    goes down with it.
+    """
+    workers = max_workers or _cores()
+    workers = max(1, min(workers, len(pending)))
+    ctx = _mp_context()
+    hook = os.environ.get(ABORT_HOOK)
+    queue = list(reversed(pending))  # popped from the end: grid order
+    running: dict[Connection, tuple[Any, _Point]] = {}
+    try:
+        while queue or running:
+            while queue and len(running) < workers:
+                p = queue.pop()
+                abort = bool(hook) and hook in _canonical(p.params)
+                reader, writer = ctx.Pipe(duplex=False)
+                proc = ctx.Process(
+                    target=_worker, args=(writer, p.spec, abort), name=f"flashlife-sweep-{p.key}", daemon=True
+                )
+                proc.start()
+                # The worker holds the only writer now: when it dies, the pipe reads EOF.
+                writer.close()
+                running[reader] = (proc, p)
+            ready = set(_wait_ready([*running, *(proc.sentinel for proc, _ in running.values())]))
+            for reader in [r for r, (proc, _) in running.items() if r in ready or proc.sentinel in ready]:
+                proc, p = running.pop(reader)
+                on_done(p, _collect(reader, proc))
+    except BaseException:
+        # Ctrl-C (KeyboardInterrupt), the CLI's SIGTERM exception, or a failure while saving a
+        # result: end the workers now rather than leave them running, then re-raise.
+        _stop(running)
+        raise
 
 
 def _run_dask(
@@ -278,7 +500,13 @@ def _run_dask(
             client.submit(_run_point, p.spec, key=f"flashlife-sweep-{p.key}", pure=False): p for p in pending
         }
         for fut in as_completed(list(futures)):
-            on_done(futures[fut], fut.result())
+            try:
+                outcome = fut.result()
+            except (Exception, asyncio.CancelledError) as e:
+                # A task that did not return: e.g. KilledWorker (its worker died, as many times
+                # as the cluster allows), or a cancelled task. The point's error, not the sweep's.
+                outcome = {"error": f"{type(e).__name__}: {e}"}
+            on_done(futures[fut], outcome)
     finally:
         if own is not None:
             own.close()
@@ -304,6 +532,7 @@ def sweep(
     results_dir: str | os.PathLike | None = None,
     progress: bool | str = True,
     overrides: Mapping[str, Any] | None = None,
+    on_error: str = "record",
 ) -> pd.DataFrame:
     """Run every point of a grid and return one row per run.
 
@@ -317,7 +546,16 @@ def sweep(
     results_dir: stream each point's result to `DIR/points/KEY.json` as it ends, reuse the
     points already there, and write `DIR/results.csv` (and `results.parquet` with pyarrow);
     progress: a tqdm bar on a terminal (True), never (False) or always ("always");
-    overrides: more keys set at every point (not columns of the result).
+    overrides: more keys set at every point (not columns of the result);
+    on_error: what a point that fails does to the sweep: "record" (default) keeps it as a row
+    and warns (PointsFailedWarning, a RuntimeWarning) how many failed once every point is
+    done; "raise" raises FlashlifeError naming the first failed point (in grid order) once
+    the other points are done.
+
+    Every point runs in a worker process of its own (also with `max_workers=1`): a run error,
+    or a worker that dies (an abort, a segfault, the out-of-memory killer), fails that point
+    only, with the message (`worker died with signal SIGABRT (exit -6)`). Ctrl-C ends the
+    running workers and raises KeyboardInterrupt; the points already done stay saved.
 
     Returns a DataFrame with a `point` column (the point's key), one column per grid key, then
     `workload` ("base" when no workloads were given) and `seed`, then the run's summary
@@ -325,33 +563,69 @@ def sweep(
     field named like a grid key, e.g. `capacity.overprovisioning`, the value the drive got,
     becomes `summary.capacity.overprovisioning`), in grid order. `df.attrs["ran"]` and
     `df.attrs["reused"]` list the keys of the points that ran now and of those read back from
-    `results_dir`.
-    Raises FlashlifeError (before anything runs) if a point's configuration is invalid, and
-    after the other points finished if a run fails.
+    `results_dir`. A failed point's row holds its parameters and an `error` column (after
+    `seed`, present only when a point failed) with the message, and no summary values (NaN);
+    `df.attrs["failed"]` lists the failed keys (neither in "ran" nor in "reused"). A failed
+    point is written to `DIR/points/KEY.error.json`, is never reused, and runs again on the
+    next sweep with the same folder (a success then removes the error file).
+    A point's key covers its resolved settings, the contents of the trace file it reads (size
+    and SHA-256; digests are cached in `DIR/trace_hashes.json` by size, times and inode) and the
+    flashlife version: a changed trace or a new version runs the point again.
+    Raises FlashlifeError (before anything runs) if a point's configuration is invalid or its
+    trace cannot be read, and with on_error="raise" after the other points finished if a run
+    fails.
     """
     grid = _flatten_keys(grid or {})
     for k in _RESERVED:
         if k in grid:
             raise ValueError(f"sweep: {k!r} cannot be a grid key; use the {k}s= argument")
-    seeds = [int(s) for s in seeds]
+    seeds = [_seed(s) for s in seeds]
     if not seeds:
         raise ValueError("sweep: seeds is empty")
     if backend not in ("local", "dask"):
         raise ValueError(f"sweep: backend must be 'local' or 'dask', not {backend!r}")
+    if on_error not in ("record", "raise"):
+        raise ValueError(f"sweep: on_error must be 'record' or 'raise', not {on_error!r}")
     base_config = _resolve_base(base)
     points = _points(base_config, grid, workloads, seeds, until, _flatten_keys(overrides or {}))
 
     # Catch every configuration error before anything runs, naming the point.
-    checked: set[str] = set()
+    resolved: dict[str, dict[str, Any]] = {}
     for p in points:
         sig = _canonical({k: v for k, v in p.spec.items() if k != "seed"})
-        if sig in checked:
+        if sig in resolved:
             continue
-        checked.add(sig)
         try:
-            resolve_config(p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"])
+            resolved[sig] = resolve_config(
+                p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"]
+            )
         except _core.FlashlifeError as e:
             raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
+
+    # Each point's key: its definition, the contents of the trace it reads, the version.
+    hashes = _TraceHashes(None if results_dir is None else Path(results_dir))
+    version = _version()
+    for p in points:
+        config = resolved[_canonical({k: v for k, v in p.spec.items() if k != "seed"})]
+        fingerprints: dict[str, Any] = {}
+        path = _trace_path(config)
+        if path is not None:
+            full = os.path.abspath(path)
+            if full != path:
+                # Pin the file hashed here; a relative path would be read from the worker's cwd.
+                p.spec["overrides"] = {**p.spec["overrides"], "workload.trace.path": full}
+            try:
+                fingerprints[full], p.traces[full] = hashes.fingerprint(full)
+            except OSError as e:
+                raise _core.FlashlifeError(
+                    f"sweep point {p.params}: workload.trace.path = {path}: cannot read the trace: "
+                    f"{e.strerror or e}"
+                ) from None
+        definition = {**p.spec, "workload_name": p.params["workload"], "traces": fingerprints}
+        p.key = point_key({**definition, "flashlife_version": version})
+    if results_dir is not None:
+        Path(results_dir).mkdir(parents=True, exist_ok=True)
+        hashes.save()
 
     store = _Store(results_dir)
     rows: dict[int, dict[str, Any]] = {}
@@ -363,14 +637,24 @@ def sweep(
             reused.append(p.key)
     pending = [p for p in points if p.index not in rows]
     ran: list[str] = []
-    errors: list[str] = []
+    errors: dict[int, str] = {}  # point index -> message
     bar = _progress(len(points), progress)
     if bar is not None:
         bar.update(len(points) - len(pending))
 
     def on_done(p: _Point, outcome: dict[str, Any]) -> None:
+        if "error" not in outcome:
+            changed = _changed_traces(p)
+            if changed:
+                # The run may have read other contents than the key says: keeping the result
+                # would make a later sweep reuse it for the wrong trace.
+                outcome = {"error": f"trace {changed[0]} changed (size, times or inode) while the point ran"}
         if "error" in outcome:
-            errors.append(f"sweep point {p.params}: {outcome['error']}")
+            message = str(outcome["error"])
+            row = json.loads(json.dumps({"point": p.key, **p.params, "error": message}))
+            store.save_error(p, row, message)
+            rows[p.index] = row
+            errors[p.index] = message
         else:
             row = _row(p, outcome)
             store.save(p, row, outcome["timeseries_csv"])
@@ -388,11 +672,17 @@ def sweep(
     finally:
         if bar is not None:
             bar.close()
-    if errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise _core.FlashlifeError(errors[0] + more)
+    failed = [points[i] for i in sorted(errors)]
+    if failed and on_error == "raise":
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        raise _core.FlashlifeError(f"sweep point {failed[0].params}: {errors[failed[0].index]}{more}")
 
     df = pd.DataFrame([rows[p.index] for p in points])
+    if "error" in df.columns:
+        # Beside the parameters, where it is seen, whichever row came first.
+        cols = [c for c in df.columns if c != "error"]
+        cols.insert(len(grid) + 3, "error")  # after point, the grid keys, workload and seed
+        df = df[cols]
     description = {
         "base": base_config,
         "grid": grid,
@@ -401,10 +691,21 @@ def sweep(
         "until": until,
         "overrides": overrides,
         "points": {p.key: p.params for p in points},
+        "flashlife_version": version,
+        "traces": sorted({path for p in points for path in p.traces}),
     }
     store.finish(df, description)
     df.attrs["ran"] = ran
     df.attrs["reused"] = reused
+    df.attrs["failed"] = [p.key for p in failed]
+    if failed:
+        warnings.warn(
+            f"sweep: {len(failed)} of {len(points)} points failed (first: sweep point "
+            f"{failed[0].params}: {errors[failed[0].index]}); their rows hold the message in the "
+            "'error' column and df.attrs['failed'] lists their keys",
+            PointsFailedWarning,
+            stacklevel=2,
+        )
     return df
 
 
@@ -438,7 +739,16 @@ def load_grid(path: str | os.PathLike) -> dict[str, Any]:
     """
     path = Path(path)
     with open(path, "rb") as f:
-        doc = tomllib.load(f)
+        try:
+            doc = tomllib.load(f)
+        except RecursionError:
+            # tomllib parses nested arrays and inline tables recursively.
+            raise ValueError(f"{path}: nested too deeply to parse (arrays or inline tables)") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path}: {e}") from None
+    if _nesting(doc) > MAX_DEPTH:
+        # Everything downstream (overrides, JSON of the point definition) walks these values.
+        raise ValueError(f"{path}: nested too deeply: more than {MAX_DEPTH} levels of tables or arrays")
     known = {"base", "until", "seeds", "grid", "workloads", "set"}
     unknown = sorted(set(doc) - known)
     if unknown:
