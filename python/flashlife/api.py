@@ -214,6 +214,7 @@ def run(
     seed: int | None = None,
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
     out_dir: str | os.PathLike | None = None,
+    overwrite: bool = False,
 ) -> Result:
     """Run one simulation.
 
@@ -223,7 +224,9 @@ def run(
     until: `death`, `end`, `requests:N`, `time:T`, `writes:BYTES` (e.g. `writes:3dw`);
     overrides: more keys, as a dict or `key=value` strings; out_dir: also write the run's files
     there, and checkpoint the run there when it is interrupted (Ctrl-C, or any signal whose
-    handler raises) and every `run.checkpoint_every`, so that `resume(out_dir)` can go on.
+    handler raises) and every `run.checkpoint_every`, so that `resume(out_dir)` can go on;
+    a folder holding another run's results or checkpoint is refused unless `overwrite`
+    (docs/results.md says what a run folder guarantees).
     seed: an integer in 0..2**63-1 (a numpy integer, or a float holding an integer, will do).
     Values in the dicts may be numpy scalars or arrays; None (TOML has no null), NaN or
     infinity raises ValueError naming the key, and so do a non-integral seed and an override
@@ -237,6 +240,7 @@ def run(
         files=layers["files"],
         overrides=layers["overrides"],
         out_dir=None if out_dir is None else os.fspath(out_dir),
+        overwrite=bool(overwrite),
     )
     return _result(raw)
 

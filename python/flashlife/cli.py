@@ -92,23 +92,34 @@ def _cmd_config(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import load_grid, sweep
+    import warnings
+
+    from .sweep import PointsFailedWarning, load_grid, sweep
 
     kwargs = load_grid(args.grid)
     if args.until:
         kwargs["until"] = args.until
-    df = sweep(
-        **kwargs,
-        backend=args.backend,
-        scheduler=args.scheduler,
-        max_workers=args.max_workers,
-        results_dir=args.out,
-        progress=not args.no_progress,
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PointsFailedWarning)  # the failed points are printed below
+        df = sweep(
+            **kwargs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            max_workers=args.max_workers,
+            results_dir=args.out,
+            progress=not args.no_progress,
+        )
     ran, reused = len(df.attrs["ran"]), len(df.attrs["reused"])
-    print(f"{len(df)} points: {ran} ran, {reused} already in {args.out}")
+    failed = df.attrs.get("failed", [])
+    tail = f", {len(failed)} failed" if failed else ""
+    print(f"{len(df)} points: {ran} ran, {reused} already in {args.out}{tail}")
     print(f"wrote {os.path.join(args.out, 'results.csv')}")
-    return 0
+    for key in failed:
+        msg = df.loc[df["point"] == key, "error"].iloc[0]
+        where = os.path.join(args.out, "points", f"{key}.error.json")
+        print(f"flashlife: error: sweep point {key}: {msg} (see {where})", file=sys.stderr)
+    # Failed points run again on the next sweep into the same folder.
+    return 1 if failed else 0
 
 
 def _config_arg(text: str) -> str:

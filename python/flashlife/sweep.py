@@ -10,28 +10,26 @@ folder runs only the points whose files are missing.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import io
 import itertools
 import json
-import multiprocessing
 import os
-import signal
 import sys
 import tomllib
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.connection import wait as _wait_ready
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import _core
-from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config, run
+from ._runners import run_dask, run_local
+from ._traces import TraceHashes, changed_traces, trace_path
+from ._util import canonical, write_atomic
+from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config
 
 __all__ = [
     "PointsFailedWarning",
@@ -103,13 +101,9 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-
-
 def point_key(point: Mapping[str, Any]) -> str:
     """A stable 16-hex-digit name for a point, from the canonical JSON of its definition."""
-    return hashlib.sha256(_canonical(point).encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical(point).encode()).hexdigest()[:16]
 
 
 def _version() -> str:
@@ -125,96 +119,6 @@ class _Point:
     spec: dict[str, Any]  # everything a worker needs to run the point
     #: The trace files the point reads: absolute path -> the stat signature that was hashed.
     traces: dict[str, tuple[int, ...]] = field(default_factory=dict)
-
-
-#: Trace digests already computed in this process, by (absolute path, *stat signature).
-_DIGESTS: dict[tuple[Any, ...], str] = {}
-_CHUNK = 1 << 20
-
-
-def _stat_signature(path: str) -> tuple[int, int, int, int]:
-    """What must not change for a cached digest to stand: size, mtime, ctime, inode.
-
-    ctime and the inode are there because mtime can be set back (`cp -p`, `rsync -t`, `tar x`
-    of another file of the same size); ctime cannot.
-    """
-    st = os.stat(path)
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-
-
-class _TraceHashes:
-    """Content fingerprints of trace files: a streamed SHA-256, cached in this process and in
-    `DIR/trace_hashes.json`, so that rerunning a sweep over multi-GB traces does not read them
-    again while their size and times are unchanged."""
-
-    def __init__(self, root: Path | None):
-        self.file = None if root is None else root / "trace_hashes.json"
-        self.disk: dict[str, dict[str, Any]] = {}
-        self.dirty = False
-        if self.file is not None:
-            try:
-                data = json.loads(self.file.read_text())
-                if isinstance(data, dict):
-                    self.disk = {k: v for k, v in data.items() if isinstance(v, dict)}
-            except (OSError, ValueError):
-                pass  # no cache (or a spoiled one): hash again
-
-    def fingerprint(self, path: str) -> tuple[dict[str, Any], tuple[int, ...]]:
-        """(`{"size", "sha256"}`, the stat signature hashed) of the file at absolute `path`."""
-        for _ in range(3):
-            sig = _stat_signature(path)
-            digest = _DIGESTS.get((path, *sig))
-            entry = self.disk.get(path)
-            if digest is None and entry is not None and entry.get("stat") == list(sig):
-                digest = entry.get("sha256")
-            if digest is None:
-                h = hashlib.sha256()
-                with open(path, "rb") as f:
-                    # In chunks: traces may be far larger than memory.
-                    while chunk := f.read(_CHUNK):
-                        h.update(chunk)
-                if _stat_signature(path) != sig:
-                    continue  # written to while being read: the digest may be of neither version
-                digest = h.hexdigest()
-            if entry is None or entry.get("stat") != list(sig) or entry.get("sha256") != digest:
-                self.disk[path] = {"stat": list(sig), "sha256": digest}
-                self.dirty = True
-            _DIGESTS[(path, *sig)] = digest
-            # The key holds the contents' identity only (not the times): touching a trace, or
-            # copying the results with the traces to another machine, does not rerun anything.
-            return {"size": sig[0], "sha256": digest}, sig
-        raise _core.FlashlifeError(f"{path}: the file kept changing while it was being hashed")
-
-    def save(self) -> None:
-        if self.file is not None and self.dirty:
-            _write_atomic(self.file, json.dumps(self.disk, indent=1, sort_keys=True))
-            self.dirty = False
-
-
-def _trace_path(config: Mapping[str, Any]) -> str | None:
-    """The trace file a resolved configuration reads, if any (as written in it)."""
-    wl = config.get("workload", {})
-    if wl.get("kind") != "trace":
-        return None
-    path = wl.get("trace", {}).get("path")
-    return path or None
-
-
-def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one point (in a worker process). Errors come back as text, never as exceptions."""
-    try:
-        r = run(
-            spec["config"],
-            spec["workload"],
-            until=spec["until"],
-            seed=spec["seed"],
-            overrides=spec["overrides"],
-        )
-    except _core.FlashlifeError as e:
-        return {"error": str(e)}
-    except Exception as e:  # anything else (a MemoryError, a bug) is still this point's error
-        return {"error": f"{type(e).__name__}: {e}"}
-    return {"summary": r.summary, "timeseries_csv": r.timeseries.to_csv(index=False)}
 
 
 def _points(
@@ -254,18 +158,6 @@ def _points(
     return points
 
 
-def _changed_traces(point: _Point) -> list[str]:
-    """The trace files of `point` that are not (any more) the files that were fingerprinted."""
-    changed = []
-    for path, sig in point.traces.items():
-        try:
-            if _stat_signature(path) != sig:
-                changed.append(path)
-        except OSError:
-            changed.append(path)
-    return changed
-
-
 def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"point": point.key, **point.params}
     for k, v in flatten_summary(outcome["summary"]).items():
@@ -274,12 +166,6 @@ def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
         row[f"summary.{k}" if k in row else k] = v
     # A JSON round trip makes fresh rows and rows read back from disk identical.
     return json.loads(json.dumps(row))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 class _Store:
@@ -305,8 +191,8 @@ class _Store:
         if self.root is None:
             return
         pts = self.root / "points"
-        _write_atomic(pts / f"{point.key}.timeseries.csv", timeseries_csv)
-        _write_atomic(pts / f"{point.key}.json", json.dumps({"params": point.params, "row": row}, indent=1))
+        write_atomic(pts / f"{point.key}.timeseries.csv", timeseries_csv)
+        write_atomic(pts / f"{point.key}.json", json.dumps({"params": point.params, "row": row}, indent=1))
         # An earlier failure of this point is over.
         (pts / f"{point.key}.error.json").unlink(missing_ok=True)
 
@@ -316,15 +202,15 @@ class _Store:
         if self.root is None:
             return
         text = json.dumps({"params": point.params, "error": message, "row": row}, indent=1)
-        _write_atomic(self.root / "points" / f"{point.key}.error.json", text)
+        write_atomic(self.root / "points" / f"{point.key}.error.json", text)
 
     def finish(self, df: pd.DataFrame, description: Mapping[str, Any]) -> None:
         if self.root is None:
             return
-        _write_atomic(self.root / "sweep.json", json.dumps(description, indent=1, default=str))
+        write_atomic(self.root / "sweep.json", json.dumps(description, indent=1, default=str))
         buf = io.StringIO()
         df.to_csv(buf, index=False)
-        _write_atomic(self.root / "results.csv", buf.getvalue())
+        write_atomic(self.root / "results.csv", buf.getvalue())
         try:
             import pyarrow  # noqa: F401
         except ImportError:
@@ -348,168 +234,6 @@ def _progress(total: int, enabled: bool | str) -> Any:
     except ImportError:
         return None
     return tqdm(total=total, unit="run", desc="sweep", file=sys.stderr)
-
-
-def _cores() -> int:
-    """The cores this process may use (the Slurm or taskset allocation, not the whole machine)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def _mp_context() -> Any:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        # The fork server imports flashlife (and pandas) once; workers fork from it ready.
-        ctx.set_forkserver_preload(["flashlife.sweep"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-#: Test hook: a point whose parameters, as canonical JSON (`{"gc.victim":"fifo","seed":1,
-#: "workload":"base"}`), contain this variable's value calls os.abort() in its worker instead
-#: of running, so that tests can check how a dying worker is reported. It is read in the
-#: parent when the worker starts (forkserver children do not see later changes to the
-#: environment); it is not part of the point's key. Never set it outside tests.
-ABORT_HOOK = "FLASHLIFE_TEST_ABORT_POINT"
-
-
-def _worker(conn: Connection, spec: Mapping[str, Any], abort: bool) -> None:
-    """A point's worker process: run the point and send the outcome through `conn`."""
-    # Ctrl-C reaches the whole process group; the parent ends its workers itself (SIGTERM),
-    # so a worker need not die of it with a traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if abort:
-        os.abort()  # the ABORT_HOOK test hook
-    outcome = _run_point(spec)
-    conn.send(outcome)
-    conn.close()
-
-
-def _death(exitcode: int | None) -> str:
-    """Why a worker ended without sending its result."""
-    if exitcode is None:
-        return "worker did not end after closing its result pipe"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        text = f"worker died with signal {name} (exit {exitcode})"
-        if -exitcode == signal.SIGKILL:
-            text += "; killed from outside, e.g. by the kernel's out-of-memory killer"
-        return text
-    return f"worker exited with exit code {exitcode} without a result"
-
-
-def _collect(reader: Connection, proc: Any) -> dict[str, Any]:
-    """The outcome of a worker whose pipe or sentinel is ready; the worker is joined."""
-    outcome: dict[str, Any] | None
-    try:
-        # Read before joining: a large result fills the pipe, and the worker waits until it is
-        # read before it can exit.
-        outcome = reader.recv()
-    except (EOFError, OSError):
-        outcome = None  # the worker died before (or while) sending
-    except Exception as e:  # a result that does not unpickle
-        outcome = {"error": f"the worker's result could not be read: {type(e).__name__}: {e}"}
-    finally:
-        reader.close()
-    proc.join(timeout=30)
-    if proc.exitcode is None:
-        # Sent its result but hangs on the way out: the result stands.
-        proc.kill()
-        proc.join()
-    if outcome is None:
-        outcome = {"error": _death(proc.exitcode)}
-    proc.close()
-    return outcome
-
-
-def _stop(running: Mapping[Connection, tuple[Any, _Point]]) -> None:
-    """End the workers still running (Ctrl-C, SIGTERM, or an error in the parent)."""
-    for proc, _ in running.values():
-        proc.terminate()
-    for reader, (proc, _) in running.items():
-        proc.join(timeout=5)
-        if proc.exitcode is None:
-            proc.kill()
-            proc.join()
-        reader.close()
-
-
-def _run_local(
-    pending: list[_Point], max_workers: int | None, on_done: Callable[[_Point, dict[str, Any]], None]
-) -> None:
-    """Run each point in a worker process of its own, at most `max_workers` at once.
-
-    One process per point (also with one worker), so that a point that aborts, segfaults or
-    is killed is reported as that point's error and neither the sweep nor the interpreter
-    goes down with it.
-    """
-    workers = max_workers or _cores()
-    workers = max(1, min(workers, len(pending)))
-    ctx = _mp_context()
-    hook = os.environ.get(ABORT_HOOK)
-    queue = list(reversed(pending))  # popped from the end: grid order
-    running: dict[Connection, tuple[Any, _Point]] = {}
-    try:
-        while queue or running:
-            while queue and len(running) < workers:
-                p = queue.pop()
-                abort = bool(hook) and hook in _canonical(p.params)
-                reader, writer = ctx.Pipe(duplex=False)
-                proc = ctx.Process(
-                    target=_worker, args=(writer, p.spec, abort), name=f"flashlife-sweep-{p.key}", daemon=True
-                )
-                proc.start()
-                # The worker holds the only writer now: when it dies, the pipe reads EOF.
-                writer.close()
-                running[reader] = (proc, p)
-            ready = set(_wait_ready([*running, *(proc.sentinel for proc, _ in running.values())]))
-            for reader in [r for r, (proc, _) in running.items() if r in ready or proc.sentinel in ready]:
-                proc, p = running.pop(reader)
-                on_done(p, _collect(reader, proc))
-    except BaseException:
-        # Ctrl-C (KeyboardInterrupt), the CLI's SIGTERM exception, or a failure while saving a
-        # result: end the workers now rather than leave them running, then re-raise.
-        _stop(running)
-        raise
-
-
-def _run_dask(
-    pending: list[_Point],
-    client: Any,
-    scheduler: str | None,
-    on_done: Callable[[_Point, dict[str, Any]], None],
-) -> None:
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError as e:
-        raise ImportError(
-            "flashlife.sweep(backend='dask') needs dask.distributed: pip install 'flashlife[dask]'"
-        ) from e
-    own = None
-    if client is None:
-        if scheduler is None:
-            raise ValueError("sweep(backend='dask') needs client= (a dask.distributed.Client) or scheduler=")
-        client = own = Client(scheduler)
-    try:
-        futures = {
-            client.submit(_run_point, p.spec, key=f"flashlife-sweep-{p.key}", pure=False): p for p in pending
-        }
-        for fut in as_completed(list(futures)):
-            try:
-                outcome = fut.result()
-            except (Exception, asyncio.CancelledError) as e:
-                # A task that did not return: e.g. KilledWorker (its worker died, as many times
-                # as the cluster allows), or a cancelled task. The point's error, not the sweep's.
-                outcome = {"error": f"{type(e).__name__}: {e}"}
-            on_done(futures[fut], outcome)
-    finally:
-        if own is not None:
-            own.close()
 
 
 def _resolve_base(base: ConfigLike) -> dict[str, Any]:
@@ -592,7 +316,7 @@ def sweep(
     # Catch every configuration error before anything runs, naming the point.
     resolved: dict[str, dict[str, Any]] = {}
     for p in points:
-        sig = _canonical({k: v for k, v in p.spec.items() if k != "seed"})
+        sig = canonical({k: v for k, v in p.spec.items() if k != "seed"})
         if sig in resolved:
             continue
         try:
@@ -603,12 +327,12 @@ def sweep(
             raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
 
     # Each point's key: its definition, the contents of the trace it reads, the version.
-    hashes = _TraceHashes(None if results_dir is None else Path(results_dir))
+    hashes = TraceHashes(None if results_dir is None else Path(results_dir))
     version = _version()
     for p in points:
-        config = resolved[_canonical({k: v for k, v in p.spec.items() if k != "seed"})]
+        config = resolved[canonical({k: v for k, v in p.spec.items() if k != "seed"})]
         fingerprints: dict[str, Any] = {}
-        path = _trace_path(config)
+        path = trace_path(config)
         if path is not None:
             full = os.path.abspath(path)
             if full != path:
@@ -644,7 +368,7 @@ def sweep(
 
     def on_done(p: _Point, outcome: dict[str, Any]) -> None:
         if "error" not in outcome:
-            changed = _changed_traces(p)
+            changed = changed_traces(p.traces)
             if changed:
                 # The run may have read other contents than the key says: keeping the result
                 # would make a later sweep reuse it for the wrong trace.
@@ -666,9 +390,9 @@ def sweep(
     try:
         if pending:
             if backend == "local":
-                _run_local(pending, max_workers, on_done)
+                run_local(pending, max_workers, on_done)
             else:
-                _run_dask(pending, client, scheduler, on_done)
+                run_dask(pending, client, scheduler, on_done)
     finally:
         if bar is not None:
             bar.close()

@@ -69,6 +69,7 @@ def test_dask_run_error_reaches_the_caller(cluster):
                 until="requests:10",
                 backend="dask",
                 client=client,
+                on_error="raise",
             )
 
 

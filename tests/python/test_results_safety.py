@@ -217,6 +217,25 @@ def test_oversized_configurations_are_errors_not_aborts(tmp_path: Path) -> None:
         flashlife.run("bench-16g", overrides={"run.memory_limit": "64MiB"}, until="requests:10")
 
 
+def test_a_sweep_point_that_aborts_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.toml"
+    grid.write_text('base = "tiny"\nuntil = "requests:1000"\n[grid]\n"gc.victim" = ["greedy", "fifo"]\n')
+    env = {**os.environ, "FLASHLIFE_TEST_ABORT_POINT": '"fifo"'}  # the fifo point calls abort()
+    out = tmp_path / "o"
+    p = subprocess.run(
+        cli("sweep", str(grid), "--out", str(out), "--no-progress"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert p.returncode == 1, p.stderr
+    assert "2 points: 1 ran, 0 already in" in p.stdout and "1 failed" in p.stdout, p.stdout
+    assert "SIGABRT" in p.stderr and ".error.json" in p.stderr, p.stderr
+    rows = (out / "results.csv").read_text()
+    assert "SIGABRT" in rows
+
+
 # 8. Every run stops on Ctrl-C.
 def test_huge_d_choices_is_bounded_by_the_candidates() -> None:
     r = flashlife.run(
@@ -293,7 +312,7 @@ def test_a_type_error_names_the_key() -> None:
 
 def test_a_set_with_a_newline_is_refused() -> None:
     p = flashlife_cli("config", "--set", "gc.victim=fifo\nseed=3")
-    assert p.returncode == 2 and "gc.victim" in p.stderr and "one line" in p.stderr, p.stderr
+    assert p.returncode == 2 and "gc.victim" in p.stderr and "line break" in p.stderr, p.stderr
 
 
 def test_a_failed_run_leaves_no_empty_folder(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ import flashlife
 
 # The module (`flashlife.sweep` the attribute is the function).
 sweep_mod = importlib.import_module("flashlife.sweep")
+runners = importlib.import_module("flashlife._runners")
+traces = importlib.import_module("flashlife._traces")
 
 TS = 128166372003061629
 
@@ -85,13 +87,13 @@ def test_unchanged_trace_is_not_read_again_on_a_rerun(tmp_path, monkeypatch):
         return open(file, *args, **kwargs)
 
     # A new process (no in-memory digests) with the results folder's trace_hashes.json.
-    monkeypatch.setattr(sweep_mod, "_DIGESTS", {})
-    monkeypatch.setattr(sweep_mod, "open", counting_open, raising=False)
+    monkeypatch.setattr(traces, "_DIGESTS", {})
+    monkeypatch.setattr(traces, "open", counting_open, raising=False)
     assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
     assert str(trace) not in opened
     # Without the cache file the trace is hashed again, to the same key.
     (out / "trace_hashes.json").unlink()
-    monkeypatch.setattr(sweep_mod, "_DIGESTS", {})
+    monkeypatch.setattr(traces, "_DIGESTS", {})
     assert _trace_sweep(trace, out).attrs["reused"] == first.attrs["ran"]
     assert str(trace) in opened
 
@@ -150,7 +152,7 @@ QUICK = "requests:2000"
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
-    monkeypatch.setenv(sweep_mod.ABORT_HOOK, '"fifo"')
+    monkeypatch.setenv(runners.ABORT_HOOK, '"fifo"')
     out = tmp_path / "out"
     with pytest.warns(sweep_mod.PointsFailedWarning, match=r"1 of 3 points failed .*SIGABRT"):
         df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
@@ -168,7 +170,7 @@ def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
     assert not (out / "points" / f"{bad['point']}.json").exists()
     assert pd.read_csv(out / "results.csv")["error"].iloc[1] == bad["error"]
     # A rerun runs the failed point again (only it); a success removes the error file.
-    monkeypatch.delenv(sweep_mod.ABORT_HOOK)
+    monkeypatch.delenv(runners.ABORT_HOOK)
     again = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
     assert again.attrs["ran"] == [bad["point"]] and again.attrs["failed"] == []
     assert "error" not in again.columns and again["host.write_requests"].iloc[1] == 2000
@@ -210,14 +212,14 @@ def test_ctrl_c_ends_the_workers_promptly(monkeypatch):
     import multiprocessing
     import time
 
-    real_wait = sweep_mod._wait_ready
+    real_wait = runners._wait_ready
 
     def interrupted_wait(objects, timeout=None):
         real_wait(objects, timeout=0.3)  # the workers are running by now
         raise KeyboardInterrupt
 
     # As if Ctrl-C came while the parent waits for its workers.
-    monkeypatch.setattr(sweep_mod, "_wait_ready", interrupted_wait)
+    monkeypatch.setattr(runners, "_wait_ready", interrupted_wait)
     long = {"geometry.blocks_per_plane": 1024, "geometry.pages_per_block": 64}
     t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
@@ -230,7 +232,7 @@ def test_ctrl_c_ends_the_workers_promptly(monkeypatch):
 
 def test_dask_task_exception_is_the_points_error(monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
-    real = sweep_mod._run_point
+    real = runners._run_point
 
     def flaky(spec):
         if spec["overrides"]["gc.victim"] == "fifo":
@@ -238,7 +240,7 @@ def test_dask_task_exception_is_the_points_error(monkeypatch):
         return real(spec)
 
     # In-process workers (processes=False) see the patched function.
-    monkeypatch.setattr(sweep_mod, "_run_point", flaky)
+    monkeypatch.setattr(runners, "_run_point", flaky)
     with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
         with pytest.warns(RuntimeWarning, match="1 of 3 points failed"):
             df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, backend="dask", client=client)
@@ -247,22 +249,22 @@ def test_dask_task_exception_is_the_points_error(monkeypatch):
 
 
 def test_death_messages():
-    assert sweep_mod._death(-6) == "worker died with signal SIGABRT (exit -6)"
-    assert sweep_mod._death(-9).startswith("worker died with signal SIGKILL (exit -9); killed from outside")
-    assert sweep_mod._death(3) == "worker exited with exit code 3 without a result"
+    assert runners._death(-6) == "worker died with signal SIGABRT (exit -6)"
+    assert runners._death(-9).startswith("worker died with signal SIGKILL (exit -9); killed from outside")
+    assert runners._death(3) == "worker exited with exit code 3 without a result"
 
 
 def test_trace_changed_while_the_point_ran_is_not_saved(tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     trace, out = tmp_path / "t.csv", tmp_path / "out"
     _write_trace(trace, lines=100)
-    real = sweep_mod._run_point
+    real = runners._run_point
 
     def rewriting(spec):
         _write_trace(trace, reads=10, lines=100)  # someone rewrites the trace mid-sweep
         return real(spec)
 
-    monkeypatch.setattr(sweep_mod, "_run_point", rewriting)
+    monkeypatch.setattr(runners, "_run_point", rewriting)
     with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
         with pytest.warns(sweep_mod.PointsFailedWarning, match="changed"):
             df = flashlife.sweep(
