@@ -2,7 +2,7 @@
 //! Python package (`python/flashlife`); this module only moves strings and numbers across.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::create_exception;
@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use flashlife::config::presets;
-use flashlife::sim::DirOptions;
+use flashlife::sim::{Control, DirOptions, Progress, ProgressSink};
 use flashlife::{Config, ConfigBuilder};
 
 // The dotted module path makes the exception picklable (multiprocessing, Dask).
@@ -76,7 +76,8 @@ fn list_presets() -> Vec<(String, String)> {
 /// while the core runs; Ctrl-C (or any signal whose Python handler raises) stops the run,
 /// checkpointing it when it has an `out_dir`, and the handler's exception propagates.
 #[pyfunction]
-#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None, overwrite=false))]
+#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None, overwrite=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     preset: Option<&str>,
@@ -85,32 +86,49 @@ fn run<'py>(
     overrides: Vec<String>,
     out_dir: Option<String>,
     overwrite: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cfg = build_config(preset, &files, toml_text, &overrides).map_err(err)?;
-    run_in_background(py, move |flag| match &out_dir {
-        Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), DirOptions { overwrite }, Some(flag)),
-        None => flashlife::Simulator::new_cancellable(cfg, Some(flag)).and_then(|s| s.run()),
+    run_in_background(py, progress, move |control| match &out_dir {
+        Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), DirOptions { overwrite }, control),
+        None => flashlife::Simulator::new_cancellable(cfg, control.cancel.clone()).and_then(|mut s| {
+            s.set_control(control);
+            s.run()
+        }),
     })
 }
 
 /// Go on with the interrupted run whose checkpoint is in `out_dir`; returns what `run` does.
 #[pyfunction]
-fn resume<'py>(py: Python<'py>, out_dir: String) -> PyResult<Bound<'py, PyDict>> {
-    run_in_background(py, move |flag| flashlife::resume_dir(std::path::Path::new(&out_dir), Some(flag)))
+#[pyo3(signature = (out_dir, progress=None))]
+fn resume<'py>(py: Python<'py>, out_dir: String, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    run_in_background(py, progress, move |control| flashlife::resume_dir(std::path::Path::new(&out_dir), control))
 }
 
 /// Run `job` on a Rust thread and wait for it without the GIL, waking every 100 ms to let
-/// Python handle signals; a signal handler's exception sets the job's cancel flag, waits for
-/// the job to stop (and checkpoint) and is raised.
-fn run_in_background<'py, F>(py: Python<'py>, job: F) -> PyResult<Bound<'py, PyDict>>
+/// Python handle signals and, with a `progress` callable, to call it with
+/// `(fraction, requests, label)` when the run has moved on. A signal handler's (or the
+/// progress callable's) exception sets the job's cancel flag, waits for the job to stop (and
+/// checkpoint) and is raised.
+fn run_in_background<'py, F>(py: Python<'py>, progress: Option<Py<PyAny>>, job: F) -> PyResult<Bound<'py, PyDict>>
 where
-    F: FnOnce(Arc<AtomicBool>) -> flashlife::Result<flashlife::RunOutput> + Send + 'static,
+    F: FnOnce(Control) -> flashlife::Result<flashlife::RunOutput> + Send + 'static,
 {
     let cancel = Arc::new(AtomicBool::new(false));
+    // The core reports from its thread; Python hears the latest report on its own thread.
+    let latest: Arc<Mutex<Option<Progress>>> = Arc::new(Mutex::new(None));
+    let sink: Option<ProgressSink> = progress.as_ref().map(|_| {
+        let latest = latest.clone();
+        Box::new(move |p: Progress| {
+            if let Ok(mut slot) = latest.lock() {
+                *slot = Some(p);
+            }
+        }) as ProgressSink
+    });
     let (tx, rx) = mpsc::channel();
-    let flag = cancel.clone();
+    let control = Control { cancel: Some(cancel.clone()), progress: sink };
     let worker = std::thread::spawn(move || {
-        let _ = tx.send(job(flag));
+        let _ = tx.send(job(control));
     });
     let mut rx = rx;
     let result = loop {
@@ -120,7 +138,12 @@ where
         match got {
             Ok(r) => break r,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let Err(e) = py.check_signals() {
+                let report = latest.lock().ok().and_then(|mut slot| slot.take());
+                let told = match (&progress, report) {
+                    (Some(callback), Some(p)) => callback.call1(py, (p.fraction, p.requests, p.label)).map(|_| ()),
+                    _ => Ok(()),
+                };
+                if let Err(e) = told.and_then(|_| py.check_signals()) {
                     cancel.store(true, Ordering::Relaxed);
                     let stopped = py.detach(move || rx.recv());
                     let _ = py.detach(move || worker.join());

@@ -13,6 +13,7 @@ pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod run_dir;
+pub mod seeds;
 pub mod sim;
 pub mod stats;
 pub mod techniques;

@@ -18,8 +18,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint;
+use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::sim::RunOutput;
+use crate::sim::{Control, RunOutput, Simulator};
 
 /// The lock file's name inside a run folder.
 pub const LOCK_FILE: &str = ".flashlife.lock";
@@ -234,4 +235,62 @@ pub fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
+}
+
+/// How a run treats its `--out` folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DirOptions {
+    /// Replace an earlier run's results or checkpoint in the folder instead of refusing.
+    pub overwrite: bool,
+}
+
+/// Run a configuration into the run folder `out_dir` (see [`crate::run_dir`]): the folder is
+/// checked, locked and probed before the run starts; a finished run writes `summary.json`
+/// (last), `timeseries.csv`, `erase_histogram.csv`, `latency_cdf.csv` and `config.toml` and
+/// then drops its checkpoint; an interrupted one checkpoints into `out_dir/checkpoint.bin` and
+/// writes its results so far under `out_dir/partial/`. A relative trace path is made absolute
+/// so that the folder's `config.toml` and checkpoint work from any directory.
+pub fn run_to_dir(mut cfg: Config, out_dir: &Path, options: DirOptions, control: Control) -> Result<RunOutput> {
+    absolute_trace_path(&mut cfg)?;
+    let intent = if options.overwrite { Intent::Overwrite } else { Intent::New };
+    let mut dir = RunDir::open(out_dir, intent)?;
+    let sim = Simulator::new_cancellable(cfg, control.cancel.clone());
+    let result = sim.and_then(|mut sim| {
+        sim.set_checkpoint_path(dir.checkpoint_path());
+        finish_in_dir(sim, &dir, control)
+    });
+    if result.is_err() {
+        dir.abandon();
+    }
+    result
+}
+
+/// Go on with the run whose checkpoint is in `out_dir` (see [`run_to_dir`]). A checkpoint
+/// that cannot be used is refused before anything in the folder changes.
+pub fn resume_dir(out_dir: &Path, control: Control) -> Result<RunOutput> {
+    let dir = RunDir::open(out_dir, Intent::Resume)?;
+    let sim = Simulator::resume(&dir.checkpoint_path())?;
+    finish_in_dir(sim, &dir, control)
+}
+
+fn finish_in_dir(mut sim: Simulator, dir: &RunDir, control: Control) -> Result<RunOutput> {
+    sim.set_control(control);
+    sim.keep_checkpoint_at_end();
+    let out = sim.run()?;
+    if out.summary.run.stop == "interrupted" {
+        dir.write_partial(&out)?;
+    } else {
+        dir.write_final(&out)?;
+    }
+    Ok(out)
+}
+
+/// Make `workload.trace.path` absolute (relative to the current directory).
+fn absolute_trace_path(cfg: &mut Config) -> Result<()> {
+    let p = &mut cfg.workload.trace.path;
+    if cfg.workload.kind == "trace" && !p.is_empty() && Path::new(p.as_str()).is_relative() {
+        let abs = std::path::absolute(p.as_str()).map_err(|e| Error::io(p.as_str(), e))?;
+        *p = abs.display().to_string();
+    }
+    Ok(())
 }

@@ -249,7 +249,7 @@ fn bad_checkpoints_are_refused_and_the_folder_left_alone() {
 
     let check_refused = |bytes: &[u8], needle: &str| {
         std::fs::write(&path, bytes).unwrap();
-        let e = flashlife::resume_dir(dir.path(), None).map(|_| ()).unwrap_err().to_string();
+        let e = flashlife::resume_dir(dir.path(), Default::default()).map(|_| ()).unwrap_err().to_string();
         assert!(e.contains(needle), "expected `{needle}` in: {e}");
         assert!(e.contains("checkpoint.bin"), "the message names the file: {e}");
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "a refused checkpoint was modified");
@@ -265,7 +265,7 @@ fn bad_checkpoints_are_refused_and_the_folder_left_alone() {
 
     // The intact file still resumes.
     std::fs::write(&path, &good).unwrap();
-    let out = flashlife::resume_dir(dir.path(), None).unwrap();
+    let out = flashlife::resume_dir(dir.path(), Default::default()).unwrap();
     assert_eq!(out.summary.run.requests, 20_000);
     assert!(!path.exists());
 }

@@ -179,7 +179,7 @@ impl OpenChannel {
                 marks: GcWatermarks::new(low, high),
             })
             .collect();
-        let seed = crate::sim::stream_seed(cfg.seed, "host_gc");
+        let seed = crate::seeds::stream_seed(cfg.seed, "host_gc");
         let victim = victim::build(&cfg.gc.victim, cfg.gc.d_choices, chunks, pus_n, spc, seed)?;
         let slots = chunks as u64 * spc as u64;
         Ok(OpenChannel {

@@ -1,0 +1,112 @@
+//! From a configuration to the parts of a simulated drive: flash array, engine, FTL (or
+//! open-channel host FTL and device), with the techniques the configuration turns on.
+
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::flash::failure::{FailureModel, InjectedFailures};
+use crate::flash::oxide::OxideWear;
+use crate::flash::page_errors::{AnyOf, LognormalPageErrors};
+use crate::flash::wear::{FixedPeLimit, WearModel};
+use crate::flash::{BitMode, FlashArray, Geometry};
+use crate::ftl::read_model;
+use crate::ftl::{Ftl, Layout};
+use crate::host::open_channel::{self, OpenChannel};
+use crate::host::Drive;
+use crate::seeds::stream_seed;
+use crate::workload::WorkloadContext;
+
+/// The flash array a configuration describes: geometry, wear model, failure model.
+pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
+    let geo = Geometry::new(&cfg.geometry);
+    let wear: Box<dyn WearModel> = match cfg.flash.wear_model.as_str() {
+        "oxide" => Box::new(OxideWear::new(&cfg.flash.wear, geo.blocks() as usize, stream_seed(cfg.seed, "wear"))?),
+        _ => Box::new(FixedPeLimit::new(BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit))),
+    };
+    let f = &cfg.failures;
+    let injected = InjectedFailures::new(
+        stream_seed(cfg.seed, "failures"),
+        f.program_fail_rate,
+        f.erase_fail_rate,
+        &f.program_fail_at,
+    )
+    .with_nth_program(f.program_fail_nth);
+    let mut models: Vec<Box<dyn FailureModel>> = Vec::new();
+    if f.model == "lognormal" {
+        let page_bits = cfg.flash.page_size * 8;
+        let seed = stream_seed(cfg.seed, "page_errors");
+        models.push(Box::new(LognormalPageErrors::new(seed, f.rber, page_bits, f.sigma, f.exposure)));
+    }
+    if !injected.is_inert() {
+        models.push(Box::new(injected));
+    }
+    // No model at all lets the array skip the failure check on every program.
+    let failures: Option<Box<dyn FailureModel>> = match models.len() {
+        0 => None,
+        1 => models.pop(),
+        _ => Some(Box::new(AnyOf(models))),
+    };
+    Ok(FlashArray::new(geo, &cfg.flash, wear, failures))
+}
+
+/// The engine's resource timelines for a configuration's geometry and links.
+pub(crate) fn build_engine(cfg: &Config, geo: &Geometry) -> Engine {
+    let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
+    Engine::new(
+        cfg.ftl.timing,
+        cfg.host.link_mb_per_s,
+        cfg.host.command_overhead_us,
+        cfg.flash.channel_mb_per_s,
+        geo.channels,
+        die_channel,
+    )
+}
+
+/// A pristine block FTL (flash array and engine included) with the techniques the
+/// configuration turns on (read model, second writes), not preconditioned: for tests and
+/// tools that drive the FTL directly.
+pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
+    let flash = build_flash(cfg)?;
+    let engine = build_engine(cfg, &flash.geo);
+    let mut ftl = Ftl::new(cfg, flash, engine)?;
+    let reads = read_model::build(cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
+    ftl.set_read_model(reads);
+    if cfg.reusable.enabled {
+        let technique = crate::techniques::reusable::ReusableSsd::new(cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
+        ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
+    }
+    Ok(ftl)
+}
+
+/// The drive `host.interface` asks for: the block FTL, or an open-channel host FTL over a
+/// physically addressed device.
+pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
+    if cfg.host.interface == "open_channel" {
+        let flash = build_flash(cfg)?;
+        let engine = build_engine(cfg, &flash.geo);
+        Ok(Box::new(OpenChannel::new(cfg, flash, engine)?))
+    } else {
+        Ok(Box::new(build_ftl(cfg)?))
+    }
+}
+
+/// What the workload builder is told about the drive a configuration describes.
+pub(super) fn workload_context(cfg: &Config) -> Result<WorkloadContext> {
+    let layout = if cfg.host.interface == "open_channel" { open_channel::layout(cfg)? } else { Layout::of(cfg)? };
+    Ok(WorkloadContext {
+        logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
+        unit_bytes: layout.unit_bytes,
+        seed: stream_seed(cfg.seed, "workload"),
+    })
+}
+
+/// Draw `program_fail_nth` for `program_fail_nth_random_within` (seeded stream
+/// `failure_point`), so that the configuration records the program that fails.
+pub(super) fn resolve_failure_point(f: &mut crate::config::FailureConfig, seed: u64) {
+    use rand::{Rng, SeedableRng};
+    if f.program_fail_nth == 0 && f.program_fail_nth_random_within > 0 {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(stream_seed(seed, "failure_point"));
+        f.program_fail_nth = rng.gen_range(1..=f.program_fail_nth_random_within);
+        f.program_fail_nth_random_within = 0;
+    }
+}

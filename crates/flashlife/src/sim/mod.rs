@@ -1,0 +1,320 @@
+//! The simulator: builds the layers from a configuration and drives requests through them.
+//!
+//! Requests are issued closed loop (at most `host.queue_depth` outstanding, the next one
+//! issued when the earliest completes) or open loop (at their arrival times). Gaps in an
+//! open-loop stream where nothing is outstanding are idle windows given to the FTL for
+//! background work.
+//!
+//! The work is split by job: `build` makes the drive's parts from the configuration, `run`
+//! is the event loop, `report` assembles what a run produced; this module holds the
+//! simulator's state, its construction and its checkpoints.
+
+mod build;
+mod progress;
+mod report;
+mod run;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::checkpoint;
+use crate::config::{Config, Interval, StopCondition};
+use crate::error::{Error, Result};
+use crate::ftl::Ftl;
+use crate::host::Drive;
+pub use crate::seeds::stream_seed;
+use crate::stats::latency::LatencyHistogram;
+use crate::stats::reliability::LongReads;
+use crate::stats::summary::HostSummary;
+use crate::stats::timeseries::TimeSeries;
+use crate::workload::{self, Workload};
+
+pub use crate::run_dir::{resume_dir, run_to_dir, write_outputs, DirOptions};
+pub use build::{build_drive, build_flash, build_ftl};
+pub use progress::{Progress, ProgressSink};
+pub use report::{LatencyCdfs, RunOutput};
+
+use build::{resolve_failure_point, workload_context};
+
+/// How a caller steers a run: a flag that stops it (cleanly, with a checkpoint where it has a
+/// folder) and a sink that hears how far it is.
+#[derive(Default)]
+pub struct Control {
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub progress: Option<ProgressSink>,
+}
+
+/// A configured drive and workload, ready to run.
+pub struct Simulator {
+    cfg: Config,
+    /// The drive: the block FTL, or an open-channel host FTL and device (`host.interface`).
+    ftl: Box<dyn Drive>,
+    workload: Box<dyn Workload>,
+    cancel: Option<Arc<AtomicBool>>,
+    /// Stop as if interrupted once this many requests are done (tests, tools).
+    interrupt_after: Option<u64>,
+    /// Stop as a killed process would, without a word, once this many requests are done (tests).
+    crash_after: Option<u64>,
+    /// Where checkpoints go; `None`: no checkpoints.
+    checkpoint_path: Option<PathBuf>,
+    /// The run loop's state so far: fresh, or read from a checkpoint.
+    state: RunState,
+    /// Open-loop replay forced on or off, whatever the workload configuration says.
+    open_loop: Option<bool>,
+    /// Where progress reports go (none: the run is silent).
+    progress: Option<ProgressSink>,
+    /// Remove the checkpoint when the run ends (a run folder keeps it until the outputs
+    /// are safely written, and removes it itself).
+    remove_checkpoint_at_end: bool,
+}
+
+/// The run loop's own state (the drive holds the rest): what a checkpoint needs to go on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct RunState {
+    /// Completion times of the requests in flight.
+    outstanding: BinaryHeap<Reverse<u64>>,
+    lat_read: LatencyHistogram,
+    lat_write: LatencyHistogram,
+    ts: TimeSeries,
+    host: HostSummary,
+    now: u64,
+    busy_until: u64,
+    end: u64,
+    /// Requests served: also how far the workload has been read.
+    requests: u64,
+    /// Next time-series row (simulated ns or host bytes, as `stats.interval` says).
+    next_mark: u64,
+    /// Next periodic checkpoint, in the same way (`run.checkpoint_every`).
+    next_checkpoint: u64,
+    /// Wall time of earlier segments of a resumed run.
+    wall_seconds_before: f64,
+    /// What went wrong without stopping the run (for `summary.run.warnings`).
+    warnings: Vec<String>,
+}
+
+impl RunState {
+    fn new(cfg: &Config, drive: &dyn Drive, precondition_bytes: u64) -> Result<RunState> {
+        let logical_bytes = drive.logical_units() as u64 * drive.unit_bytes();
+        let first_mark = |i: Interval| match i {
+            Interval::TimeNs(t) => t,
+            Interval::WriteBytes(b) => b,
+        };
+        Ok(RunState {
+            outstanding: BinaryHeap::with_capacity(cfg.host.queue_depth as usize + 1),
+            lat_read: LatencyHistogram::new(),
+            lat_write: LatencyHistogram::new(),
+            ts: TimeSeries { long_reads: LongReads::new(cfg.reliability.long_read_us), ..Default::default() },
+            host: HostSummary { precondition_bytes, ..Default::default() },
+            now: 0,
+            busy_until: 0,
+            end: 0,
+            requests: 0,
+            next_mark: first_mark(cfg.stats.interval(logical_bytes)?),
+            next_checkpoint: cfg.run.checkpoint_interval(logical_bytes)?.map_or(u64::MAX, first_mark),
+            wall_seconds_before: 0.0,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// What a checkpoint file holds. Serialised through [`CheckpointRef`], which must list the
+/// same fields in the same order.
+#[derive(serde::Deserialize)]
+struct CheckpointData {
+    config_toml: String,
+    state: RunState,
+    drive: Box<dyn Drive>,
+}
+
+#[derive(serde::Serialize)]
+struct CheckpointRef<'a> {
+    config_toml: &'a str,
+    state: &'a RunState,
+    drive: &'a dyn Drive,
+}
+
+impl Simulator {
+    /// Build the drive and the configured workload.
+    pub fn new(cfg: Config) -> Result<Simulator> {
+        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        Simulator::with_workload(cfg, wl)
+    }
+
+    /// Build the drive and the configured workload; `cancel` becoming true stops the
+    /// preconditioning (an [`Error::Interrupted`]) and, later, the run.
+    pub fn new_cancellable(cfg: Config, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
+        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        Simulator::build(cfg, wl, cancel)
+    }
+
+    /// Build the drive with a workload made elsewhere.
+    pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+        Simulator::build(cfg, workload, None)
+    }
+
+    fn build(mut cfg: Config, workload: Box<dyn Workload>, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
+        cfg.validate()?;
+        // Before anything large is allocated: a drive too big for the machine is an error,
+        // not an aborted process.
+        crate::budget::check(&cfg)?;
+        resolve_failure_point(&mut cfg.failures, cfg.seed);
+        if !cfg.ftl.timing {
+            if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {
+                return Err(Error::config(
+                    "run.until",
+                    &cfg.run.until,
+                    "a stop condition other than time when ftl.timing is off",
+                ));
+            }
+        }
+        let mut ftl = build_drive(&cfg)?;
+        let fill = cfg.ftl.precondition != "empty";
+        let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
+        let before = ftl.counters().host_unit_writes;
+        let stop = || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if !ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"), &stop) {
+            return Err(Error::Interrupted("while preconditioning the drive (nothing to resume yet)".into()));
+        }
+        let precondition_bytes = (ftl.counters().host_unit_writes - before) * ftl.unit_bytes();
+        ftl.reset_counters();
+        ftl.flash_mut().start_run();
+        if let Some(v) = ftl.integrity_violation() {
+            return Err(Error::Integrity(v.to_string()));
+        }
+        let state = RunState::new(&cfg, ftl.as_ref(), precondition_bytes)?;
+        Ok(Simulator {
+            cfg,
+            ftl,
+            workload,
+            cancel,
+            interrupt_after: None,
+            crash_after: None,
+            checkpoint_path: None,
+            state,
+            open_loop: None,
+            progress: None,
+            remove_checkpoint_at_end: true,
+        })
+    }
+
+    /// Go on from the checkpoint at `path`: the drive and the run so far come from the file,
+    /// the workload is rebuilt from the checkpoint's configuration and fast-forwarded past the
+    /// requests already served. Later checkpoints go to the same file.
+    pub fn resume(path: &Path) -> Result<Simulator> {
+        let data: CheckpointData = checkpoint::load(path)?;
+        let cfg =
+            crate::config::ConfigBuilder::new().toml_str(&data.config_toml, &path.display().to_string())?.build()?;
+        let mut workload = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        for i in 0..data.state.requests {
+            if workload.next_request()?.is_none() {
+                return Err(Error::Checkpoint {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "the workload ends after {i} requests but the checkpoint had served {} (was the trace file changed?)",
+                        data.state.requests
+                    ),
+                });
+            }
+        }
+        Ok(Simulator {
+            cfg,
+            ftl: data.drive,
+            workload,
+            cancel: None,
+            interrupt_after: None,
+            crash_after: None,
+            checkpoint_path: Some(path.to_path_buf()),
+            state: data.state,
+            open_loop: None,
+            progress: None,
+            remove_checkpoint_at_end: true,
+        })
+    }
+
+    /// Write checkpoints to `path`: every `run.checkpoint_every` and when the run is
+    /// interrupted.
+    pub fn set_checkpoint_path(&mut self, path: PathBuf) {
+        self.checkpoint_path = Some(path);
+    }
+
+    /// Leave the checkpoint in place when the run ends, for a caller that removes it once the
+    /// run's outputs are safely written (a run folder).
+    pub fn keep_checkpoint_at_end(&mut self) {
+        self.remove_checkpoint_at_end = false;
+    }
+
+    /// Stop as if interrupted (checkpoint included) once `requests` requests are done.
+    pub fn set_interrupt_after(&mut self, requests: u64) {
+        self.interrupt_after = Some(requests);
+    }
+
+    /// Stop abruptly once `requests` requests are done, as a killed process would: no
+    /// checkpoint, no outputs, an error (tests of crash recovery from periodic checkpoints).
+    pub fn set_crash_after(&mut self, requests: u64) {
+        self.crash_after = Some(requests);
+    }
+
+    /// Write the run's state so far to the checkpoint file, if there is one. `elapsed`: wall
+    /// seconds of this segment of the run.
+    fn write_checkpoint(&mut self, elapsed: f64) -> Result<()> {
+        let Some(path) = self.checkpoint_path.clone() else {
+            return Ok(());
+        };
+        let before = self.state.wall_seconds_before;
+        self.state.wall_seconds_before = before + elapsed;
+        let config_toml = self.cfg.to_toml();
+        let saved = checkpoint::save(
+            &path,
+            &CheckpointRef { config_toml: &config_toml, state: &self.state, drive: self.ftl.as_ref() },
+        );
+        self.state.wall_seconds_before = before;
+        saved
+    }
+
+    /// The block FTL (for tests and techniques). Panics with `host.interface = "open_channel"`,
+    /// where the FTL is on the host: use [`Simulator::drive`].
+    pub fn ftl(&self) -> &Ftl {
+        self.ftl.as_ftl().expect("Simulator::ftl: this drive has no block FTL (host.interface = \"open_channel\")")
+    }
+
+    /// The block FTL, mutable (test hooks). Panics with `host.interface = "open_channel"`.
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        self.ftl
+            .as_ftl_mut()
+            .expect("Simulator::ftl_mut: this drive has no block FTL (host.interface = \"open_channel\")")
+    }
+
+    /// The drive, whatever its host interface.
+    pub fn drive(&self) -> &dyn Drive {
+        self.ftl.as_ref()
+    }
+
+    /// Honour request arrival times (open loop, idle gaps simulated) or not, overriding the
+    /// workload configuration: for workloads built in code that carry their own arrival times.
+    pub fn set_open_loop(&mut self, open_loop: bool) {
+        self.open_loop = Some(open_loop);
+    }
+
+    /// Take the caller's cancel flag and progress sink, where given.
+    pub fn set_control(&mut self, control: Control) {
+        if let Some(c) = control.cancel {
+            self.cancel = Some(c);
+        }
+        if let Some(p) = control.progress {
+            self.progress = Some(p);
+        }
+    }
+
+    /// Report progress to `sink` every few thousand requests (the caller draws it).
+    pub fn set_progress(&mut self, sink: ProgressSink) {
+        self.progress = Some(sink);
+    }
+
+    /// Stop the run (cleanly, with a summary) when `flag` becomes true.
+    pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
+    }
+}

@@ -1,0 +1,226 @@
+//! What a run produced: the summary, the time series, the wear histogram and the latency
+//! distributions, assembled from the drive and the run loop's state.
+
+use crate::config::Config;
+use crate::flash::BitMode;
+use crate::ftl::Ftl;
+use crate::host::Drive;
+use crate::stats::latency::LatencyHistogram;
+use crate::stats::reliability::ReliabilitySummary;
+use crate::stats::summary::*;
+use crate::stats::timeseries::{Row, TimeSeries};
+use crate::stats::Cause;
+
+use super::RunState;
+
+/// Everything a finished run produced.
+pub struct RunOutput {
+    pub summary: Summary,
+    pub timeseries: TimeSeries,
+    /// (erase count, blocks with that count), ascending.
+    pub erase_histogram: Vec<(u32, u64)>,
+    /// Latency CDFs: (latency in us, cumulative fraction), one point per histogram bucket.
+    pub latency_cdf: LatencyCdfs,
+    pub config: Config,
+}
+
+/// The latency distributions of a run as CDF points.
+#[derive(Debug, Clone, Default)]
+pub struct LatencyCdfs {
+    pub read: Vec<(f64, f64)>,
+    pub write: Vec<(f64, f64)>,
+    pub all: Vec<(f64, f64)>,
+}
+
+impl LatencyCdfs {
+    /// `op,latency_us,fraction` rows.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("op,latency_us,fraction\n");
+        for (op, points) in [("read", &self.read), ("write", &self.write), ("all", &self.all)] {
+            for (us, f) in points {
+                out += &format!("{op},{us},{f}\n");
+            }
+        }
+        out
+    }
+}
+
+/// The run's outputs from the drive and the run loop's state at its end. `segment_wall_seconds`:
+/// wall time of this segment of the run (earlier segments are in the state).
+pub(super) fn report(
+    cfg: Config,
+    drive: &dyn Drive,
+    state: RunState,
+    segment_wall_seconds: f64,
+    stop_reason: String,
+    logical_bytes: u64,
+    unit: u64,
+) -> RunOutput {
+    let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, warnings, .. } = state;
+    // "All" is the union of reads and writes: merged once here rather than recorded per request.
+    let mut lat_all = LatencyHistogram::new();
+    lat_all.add(&lat_read);
+    lat_all.add(&lat_write);
+    let wall = wall_seconds_before + segment_wall_seconds;
+    let c = &drive.counters();
+    let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
+    let host_units = c.host_unit_writes;
+    // Undefined ratios are NaN (null in summary.json), never a misleading 0.
+    let wa = if host_units == 0 { f64::NAN } else { c.unit_programs.total() as f64 / host_units as f64 };
+    let physical_bytes = drive.flash().geo.pages() * drive.flash().page_bytes(cfg.flash.bit_mode);
+    let counts = drive.flash().erase_counts();
+    let n = counts.len().max(1) as f64;
+    let mean = counts.iter().map(|&x| x as f64).sum::<f64>() / n;
+    let var = counts.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
+    let mut hist = std::collections::BTreeMap::new();
+    for &x in counts {
+        *hist.entry(x).or_insert(0u64) += 1;
+    }
+    let by_mode = drive.blocks_by_mode();
+    let bad = drive.as_ftl().map(Ftl::bad_block_stats).unwrap_or_default();
+    let simulated = end.max(now);
+    let secs = simulated as f64 / 1e9;
+    let summary = Summary {
+        write_amplification: wa,
+        capacity: CapacitySummary {
+            physical_bytes,
+            logical_bytes,
+            mapping_unit_bytes: unit,
+            overprovisioning: (physical_bytes - logical_bytes) as f64 / logical_bytes as f64,
+            reserve: (physical_bytes - logical_bytes) as f64 / physical_bytes as f64,
+        },
+        flash: FlashSummary {
+            page_reads: c.page_reads.total(),
+            page_programs: c.page_programs.total(),
+            block_erases: c.block_erases.total(),
+            page_reads_by_cause: c.page_reads,
+            page_programs_by_cause: c.page_programs,
+            unit_programs_by_cause: c.unit_programs,
+            block_erases_by_cause: c.block_erases,
+            buffer_hits: c.buffer_hits,
+            unmapped_reads: c.unmapped_reads,
+        },
+        gc: GcSummary {
+            victims: c.gc_victims,
+            valid_units_moved: c.gc_valid_moved,
+            mean_valid_per_victim: if c.gc_victims == 0 {
+                f64::NAN
+            } else {
+                c.gc_valid_moved as f64 / c.gc_victims as f64
+            },
+        },
+        latency_us: LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() },
+        throughput: Throughput {
+            // No simulated time (fast-forward): a rate is undefined, not zero.
+            iops: if secs > 0.0 { requests as f64 / secs } else { f64::NAN },
+            mb_per_s: if secs > 0.0 { (host.read_bytes + host.write_bytes) as f64 / 1e6 / secs } else { f64::NAN },
+        },
+        lifetime: Lifetime {
+            dead: drive.death().is_some(),
+            death_reason: drive.death().map(str::to_string),
+            host_bytes_written: host.write_bytes,
+            drive_writes: host.write_bytes as f64 / logical_bytes as f64,
+            dead_blocks: drive.dead_blocks(),
+            mode_switches: c.mode_switches,
+            blocks_by_mode: BitMode::ALL.iter().map(|m| (m.name(), by_mode[m.index()])).collect(),
+            erase_count: ErasesSummary {
+                min: counts.iter().copied().min().unwrap_or(0),
+                mean,
+                max: counts.iter().copied().max().unwrap_or(0),
+                stddev: var.sqrt(),
+            },
+            life_used: drive.life_used(),
+        },
+        failures: Failures {
+            program: c.program_failures,
+            erase: c.erase_failures,
+            uncorrectable_reads: c.uncorrectable_reads,
+            bad_pages: bad.bad_pages,
+            retired_blocks: c.retired_blocks,
+            worn_out_blocks: c.worn_out_blocks,
+            bad_blocks: bad.bad_blocks,
+            bad_block_ratio: bad.bad_blocks as f64 / drive.flash().geo.blocks().max(1) as f64,
+            salvaged_blocks: bad.salvaged_blocks,
+            skip_retries: bad.skip_retries,
+            rehomed_units: bad.rehomed_units,
+            bad_page_table: bad.table,
+            bad_page_table_peak_memory_bytes: bad.table_peak_memory_bytes,
+        },
+        integrity: Integrity {
+            oracle: cfg.ftl.integrity_oracle,
+            checks: drive.integrity_checks(),
+            violation: None,
+            out_of_order_programs: drive.flash().order_violations,
+            physical_page_programs: drive.flash().ops.programs,
+            physical_block_erases: drive.flash().ops.erases,
+        },
+        run: RunInfo {
+            seed: cfg.seed,
+            requests,
+            simulated_ns: simulated,
+            wall_seconds: wall,
+            page_ops,
+            page_ops_per_second: if wall > 0.0 { page_ops as f64 / wall } else { 0.0 },
+            peak_rss_bytes: peak_rss_bytes(),
+            stop: stop_reason,
+            warnings,
+        },
+        reliability: ReliabilitySummary::new(
+            &cfg.reliability.model,
+            &cfg.reliability.read_reclaim,
+            c,
+            drive.as_ftl().map_or(&[][..], |f| f.read_model().retry_histogram()),
+            &ts.long_reads,
+            drive.as_ftl().map_or(0, |f| f.read_model().hinted_reads()),
+            drive.flash().geo.blocks() as f64
+                * drive.flash().wear_model().rated_cycles(drive.flash().native_mode()).max(1.0),
+        ),
+        host,
+        open_channel: drive.open_channel_summary(simulated),
+        second_writes: cfg.reusable.enabled.then_some(c.second),
+    };
+    let latency_cdf = LatencyCdfs { read: lat_read.cdf(), write: lat_write.cdf(), all: lat_all.cdf() };
+    RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), latency_cdf, config: cfg }
+}
+
+/// Close the time series' current interval at `now`.
+pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
+    let (ts, host, requests) = (&mut st.ts, &st.host, st.requests);
+    let c = drive.counters();
+    let long_read_share = ts.long_reads.interval_share();
+    let mean_retry_steps =
+        ts.long_reads.interval_retry_mean(c.read_retries.get(Cause::Host), c.page_reads.get(Cause::Host));
+    let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
+    let units = c.host_unit_writes - ts.last_host_units;
+    let programs = c.unit_programs.total() - ts.last_unit_programs;
+    let row = Row {
+        time_s: now as f64 / 1e9,
+        host_bytes_written: host.write_bytes,
+        host_mb_per_s: if dt > 0.0 { (host.write_bytes - ts.last_host_bytes) as f64 / 1e6 / dt } else { 0.0 },
+        iops: if dt > 0.0 { (requests - ts.last_requests) as f64 / dt } else { 0.0 },
+        mean_latency_us: ts.interval_latency.mean_us(),
+        p99_latency_us: ts.interval_latency.quantile_us(0.99),
+        wa_interval: if units == 0 { 0.0 } else { programs as f64 / units as f64 },
+        wa_cumulative: if c.host_unit_writes == 0 {
+            0.0
+        } else {
+            c.unit_programs.total() as f64 / c.host_unit_writes as f64
+        },
+        free_blocks: drive.free_blocks(),
+        erases: c.block_erases.total(),
+        dead_blocks: drive.dead_blocks(),
+        life_used: drive.life_used(),
+        long_read_share,
+        mean_retry_steps,
+        uncorrectable_reads: c.uncorrectable_reads,
+        reclaim_programs: c.page_programs.get(Cause::Reclaim),
+        reclaim_erases: c.block_erases.get(Cause::Reclaim),
+    };
+    ts.rows.push(row);
+    ts.interval_latency.reset();
+    ts.last_time_ns = now;
+    ts.last_host_bytes = host.write_bytes;
+    ts.last_requests = requests;
+    ts.last_host_units = c.host_unit_writes;
+    ts.last_unit_programs = c.unit_programs.total();
+}

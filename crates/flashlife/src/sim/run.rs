@@ -1,0 +1,230 @@
+//! The event loop: issue each request when the host would (closed loop at a queue depth, or
+//! open loop at its arrival time), pass it to the drive, record its latency, take checkpoints
+//! and time-series rows, and stop when the stop condition says.
+
+use std::cmp::Reverse;
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::config::{Interval, StopCondition};
+use crate::error::{Error, Result};
+use crate::host::request::{HostRequest, IoKind};
+use crate::host::Drive;
+use crate::workload;
+
+use super::progress::{self, Progress};
+use super::report::{push_row, report, RunOutput};
+use super::Simulator;
+
+impl Simulator {
+    /// Run until the stop condition.
+    pub fn run(mut self) -> Result<RunOutput> {
+        let started = Instant::now();
+        let unit = self.ftl.unit_bytes();
+        let logical_units = self.ftl.logical_units() as u64;
+        let logical_bytes = logical_units * unit;
+        let stop = self.cfg.run.stop_condition(logical_bytes)?;
+        let interval = self.cfg.stats.interval(logical_bytes)?;
+        let checkpoint_every =
+            if self.checkpoint_path.is_some() { self.cfg.run.checkpoint_interval(logical_bytes)? } else { None };
+        let qd = self.cfg.host.queue_depth as usize;
+        let open_loop =
+            self.open_loop.unwrap_or_else(|| self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps");
+
+        let mut stop_reason = String::from("end of workload");
+        let label = progress::label(stop);
+        const LOOKAHEAD: usize = 2;
+        let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        let mut drained = false;
+
+        loop {
+            let st = &self.state;
+            // Stop conditions.
+            if let Some(reason) = self.ftl.death() {
+                stop_reason = format!("drive died: {reason}");
+                break;
+            }
+            match stop {
+                StopCondition::Requests(n) if st.requests >= n => {
+                    stop_reason = format!("requests:{n}");
+                    break;
+                }
+                StopCondition::TimeNs(t) if st.now >= t => {
+                    stop_reason = format!("time:{t}ns");
+                    break;
+                }
+                StopCondition::WriteBytes(b) if st.host.write_bytes >= b => {
+                    stop_reason = format!("writes:{b}");
+                    break;
+                }
+                _ => {}
+            }
+            // Checkpoints are taken here, between requests: the state is the drive's and
+            // `self.state`'s, and the workload is `st.requests` requests in.
+            if self.crash_after.is_some_and(|n| st.requests >= n) {
+                return Err(Error::Run(format!("crashed on purpose after {} requests", st.requests)));
+            }
+            let interrupted = self.interrupt_after.is_some_and(|n| st.requests >= n)
+                || (st.requests & 1023 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
+            if interrupted {
+                self.write_checkpoint(started.elapsed().as_secs_f64())?;
+                stop_reason = "interrupted".into();
+                break;
+            }
+            if let Some(every) = checkpoint_every {
+                let (position, step) = match every {
+                    Interval::TimeNs(t) => (st.now, t),
+                    Interval::WriteBytes(b) => (st.host.write_bytes, b),
+                };
+                if position >= st.next_checkpoint {
+                    self.state.next_checkpoint = (position / step + 1) * step;
+                    // A periodic checkpoint is insurance: one that cannot be written (a full
+                    // disk) is reported and the run goes on, rather than losing the run.
+                    if let Err(e) = self.write_checkpoint(started.elapsed().as_secs_f64()) {
+                        let w = format!("periodic checkpoint not written after {} requests: {e}", self.state.requests);
+                        eprintln!("flashlife: warning: {w}; the run goes on");
+                        self.state.warnings.push(w);
+                    }
+                }
+            }
+            let st = &mut self.state;
+            if st.requests & 4095 == 0 {
+                let frac = match stop {
+                    StopCondition::Requests(n) => st.requests as f64 / n.max(1) as f64,
+                    StopCondition::TimeNs(t) => st.now as f64 / t.max(1) as f64,
+                    StopCondition::WriteBytes(b) => st.host.write_bytes as f64 / b.max(1) as f64,
+                    StopCondition::Death => self.ftl.life_used(),
+                    StopCondition::EndOfWorkload => 0.0,
+                };
+                if let Some(sink) = self.progress.as_mut() {
+                    sink(Progress { fraction: frac.clamp(0.0, 1.0), requests: st.requests, label });
+                }
+            }
+            // Requests are drawn from the workload `LOOKAHEAD` ahead (a workload does not see
+            // the drive, so the sequence is the same) to prefetch their map entries; errors and
+            // the end are reported when reached.
+            while !drained && ahead.len() <= LOOKAHEAD {
+                let r = self.workload.next_request();
+                drained = !matches!(r, Ok(Some(_)));
+                ahead.push_back(r);
+            }
+            let Some(req) = ahead.pop_front().expect("a drawn request")? else {
+                break;
+            };
+            for (i, r) in ahead.iter().enumerate() {
+                if let Ok(Some(r)) = r {
+                    let (first, units) = ((r.offset / unit) as u32, (r.size.max(1).div_ceil(unit)) as u32);
+                    if i == 0 {
+                        self.ftl.prefetch_slots(first, units);
+                    } else {
+                        self.ftl.prefetch_map(first, units);
+                    }
+                }
+            }
+            let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
+            if req.arrival_ns >= workload::MAX_ARRIVAL_NS {
+                return Err(Error::Run(format!(
+                    "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, workload.trace.time_scale and workload.arrival",
+                    st.requests,
+                    req.arrival_ns,
+                    workload::MAX_ARRIVAL_NS
+                )));
+            }
+
+            // Issue time.
+            let mut issue = if open_loop { req.arrival_ns } else { st.now };
+            while let Some(&Reverse(t)) = st.outstanding.peek() {
+                if st.outstanding.len() >= qd || t <= issue {
+                    st.outstanding.pop();
+                    if st.outstanding.len() < qd {
+                        issue = issue.max(t);
+                    }
+                } else {
+                    break;
+                }
+            }
+            if open_loop && st.outstanding.is_empty() && issue > st.busy_until {
+                self.ftl.idle(st.busy_until, issue);
+            }
+            st.now = issue;
+
+            let completion = match req.kind {
+                IoKind::Write => {
+                    let data_in = self.ftl.host_transfer(issue, req.size);
+                    st.host.write_requests += 1;
+                    st.host.write_bytes += req.size;
+                    self.ftl.write(first, units, data_in)
+                }
+                IoKind::Read => {
+                    let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
+                    st.host.read_requests += 1;
+                    st.host.read_bytes += req.size;
+                    self.ftl.host_transfer(flash_done, req.size)
+                }
+            };
+            if let Some(v) = self.ftl.integrity_violation() {
+                return Err(Error::Integrity(v.to_string()));
+            }
+            let latency = completion - issue;
+            match req.kind {
+                IoKind::Read => {
+                    st.lat_read.record(latency);
+                    st.ts.long_reads.record(latency);
+                }
+                IoKind::Write => st.lat_write.record(latency),
+            }
+            st.ts.interval_latency.record(latency);
+            st.outstanding.push(Reverse(completion));
+            st.busy_until = st.busy_until.max(completion);
+            st.end = st.end.max(completion);
+            st.requests += 1;
+
+            let reached = match interval {
+                Interval::TimeNs(_) => st.now >= st.next_mark,
+                Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
+            };
+            if reached {
+                push_row(self.ftl.as_ref(), st, st.now);
+                st.next_mark += match interval {
+                    Interval::TimeNs(t) => t,
+                    Interval::WriteBytes(b) => b,
+                };
+            }
+        }
+        if stop_reason != "interrupted" && self.remove_checkpoint_at_end {
+            // A finished run's checkpoint is stale: resuming it would only repeat the end.
+            if let Some(p) = &self.checkpoint_path {
+                if p.exists() {
+                    std::fs::remove_file(p).map_err(|e| Error::io(p.display(), e))?;
+                }
+            }
+        }
+        let now = self.state.end.max(self.state.now);
+        push_row(self.ftl.as_ref(), &mut self.state, now);
+        // A dead drive may have lost the unit it could not place: that is its death, not a bug.
+        if self.ftl.death().is_none() {
+            if let Some(v) = self.ftl.verify_all() {
+                return Err(Error::Integrity(v));
+            }
+        }
+        let segment = started.elapsed().as_secs_f64();
+        Ok(report(self.cfg, self.ftl.as_ref(), self.state, segment, stop_reason, logical_bytes, unit))
+    }
+}
+
+/// The mapping units a request covers.
+fn units_of(drive: &dyn Drive, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+    let unit = drive.unit_bytes();
+    let first = req.offset / unit;
+    let last = (req.offset + req.size.max(1) - 1) / unit;
+    if last >= logical_units {
+        return Err(Error::Run(format!(
+                "request at byte {} of {} bytes ends beyond the drive's {} logical bytes (fold the workload's addresses onto the drive)",
+                req.offset,
+                req.size,
+                logical_units * unit
+            )));
+    }
+    Ok((first as u32, (last - first + 1) as u32))
+}
