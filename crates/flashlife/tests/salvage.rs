@@ -223,69 +223,76 @@ fn salvage_is_free_with_few_bad_blocks() {
     assert!(salv.write_amplification <= base.write_amplification * 1.001);
 }
 
-/// The sample traces beside the checkout (`<repo>/../shared/traces`), if present.
-fn traces_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: sample traces not found at {} (expected beside the checkout)", dir.display());
-        None
-    }
-}
+/// Ignored by default; `scripts/test.sh` runs them (`-- --ignored shared_traces::`) when
+/// `../shared/traces` exists.
+mod shared_traces {
+    use super::*;
 
-/// A real MSR trace (rsrch_1, a week of writes, replayed endlessly and 10x faster, folded onto
-/// the drive) on the scaled paper drive in steady state, at the paper's conservative RBER (about
-/// 0.45% bad blocks), with the integrity oracle checking every read, relocation and overwrite:
-/// nothing is lost, nothing is programmed out of order, and salvage is no worse than the
-/// baseline (it retires nothing, so its GC never does more work).
-#[test]
-fn real_msr_trace_at_the_conservative_point() {
-    let Some(dir) = traces_dir() else { return };
-    let path = dir.join("msr/rsrch_1.csv");
-    let trace = [
-        "ftl.integrity_oracle=true".to_string(),
-        "workload.kind=\"trace\"".to_string(),
-        format!("workload.trace.path=\"{}\"", path.display()),
-        "workload.trace.loops=0".to_string(),
-        "workload.trace.time_scale=0.1".to_string(),
-        "run.until=\"writes:0.05dw\"".to_string(),
-    ];
-    let drive = |extra: &[&str]| {
-        let sets: Vec<&str> = trace.iter().map(String::as_str).chain(extra.iter().copied()).collect();
-        paper_drive(&sets)
-    };
-    let exposure = drive(&["failures.model=\"injected\"", "ftl.timing=false"]).lifetime.erase_count.mean + 1.0;
-    let e = format!("failures.exposure={exposure}");
-    let [base, salv] = ["retire_block", "skip_page"].map(|p| {
-        let pol = format!("failures.on_program_failure=\"{p}\"");
-        drive(&["failures.rber=3e-11", &e, &pol])
-    });
-    let (fb, fs) = (&base.failures, &salv.failures);
-    let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
-    println!(
-        "exposure {exposure:.2}; baseline: {}{fb:?}\nsalvage: {}{fs:?}\nnormalised latency {latency:.4}",
-        base.to_text(),
-        salv.to_text()
-    );
-    let want = flashlife::flash::page_errors::expected_bad_block_ratio(3e-11, 16384 * 8, 0.5, 768);
-    for s in [&base, &salv] {
-        assert_eq!(s.integrity.violation, None, "nothing lost");
-        assert!(s.integrity.checks > 100_000, "{:?}", s.integrity);
-        assert_eq!(s.integrity.out_of_order_programs, 0, "forward-only programming");
-        assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs);
-        assert!(!s.lifetime.dead, "{:?}", s.lifetime.death_reason);
-        let f = &s.failures;
-        assert!(f.bad_block_ratio > want * 0.4 && f.bad_block_ratio < want * 1.8, "{} vs {want}", f.bad_block_ratio);
+    /// The sample traces beside the checkout (`<repo>/../shared/traces`).
+    fn traces_dir() -> std::path::PathBuf {
+        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces"));
+        assert!(dir.is_dir(), "needs ../shared/traces: {} not found", dir.display());
+        dir
     }
-    assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0, "{fb:?} {fs:?}");
-    assert!(fs.skip_retries > 0);
-    assert!(
-        salv.write_amplification <= base.write_amplification,
-        "WA {} vs {}",
-        salv.write_amplification,
-        base.write_amplification
-    );
-    assert!(salv.flash.page_programs <= base.flash.page_programs);
-    assert!(latency <= 1.005, "normalised latency {latency}");
+
+    /// A real MSR trace (rsrch_1, a week of writes, replayed endlessly and 10x faster, folded onto
+    /// the drive) on the scaled paper drive in steady state, at the paper's conservative RBER (about
+    /// 0.45% bad blocks), with the integrity oracle checking every read, relocation and overwrite:
+    /// nothing is lost, nothing is programmed out of order, and salvage is no worse than the
+    /// baseline (it retires nothing, so its GC never does more work).
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn real_msr_trace_at_the_conservative_point() {
+        let dir = traces_dir();
+        let path = dir.join("msr/rsrch_1.csv");
+        let trace = [
+            "ftl.integrity_oracle=true".to_string(),
+            "workload.kind=\"trace\"".to_string(),
+            format!("workload.trace.path=\"{}\"", path.display()),
+            "workload.trace.loops=0".to_string(),
+            "workload.trace.time_scale=0.1".to_string(),
+            "run.until=\"writes:0.05dw\"".to_string(),
+        ];
+        let drive = |extra: &[&str]| {
+            let sets: Vec<&str> = trace.iter().map(String::as_str).chain(extra.iter().copied()).collect();
+            paper_drive(&sets)
+        };
+        let exposure = drive(&["failures.model=\"injected\"", "ftl.timing=false"]).lifetime.erase_count.mean + 1.0;
+        let e = format!("failures.exposure={exposure}");
+        let [base, salv] = ["retire_block", "skip_page"].map(|p| {
+            let pol = format!("failures.on_program_failure=\"{p}\"");
+            drive(&["failures.rber=3e-11", &e, &pol])
+        });
+        let (fb, fs) = (&base.failures, &salv.failures);
+        let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
+        println!(
+            "exposure {exposure:.2}; baseline: {}{fb:?}\nsalvage: {}{fs:?}\nnormalised latency {latency:.4}",
+            base.to_text(),
+            salv.to_text()
+        );
+        let want = flashlife::flash::page_errors::expected_bad_block_ratio(3e-11, 16384 * 8, 0.5, 768);
+        for s in [&base, &salv] {
+            assert_eq!(s.integrity.violation, None, "nothing lost");
+            assert!(s.integrity.checks > 100_000, "{:?}", s.integrity);
+            assert_eq!(s.integrity.out_of_order_programs, 0, "forward-only programming");
+            assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs);
+            assert!(!s.lifetime.dead, "{:?}", s.lifetime.death_reason);
+            let f = &s.failures;
+            assert!(
+                f.bad_block_ratio > want * 0.4 && f.bad_block_ratio < want * 1.8,
+                "{} vs {want}",
+                f.bad_block_ratio
+            );
+        }
+        assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0, "{fb:?} {fs:?}");
+        assert!(fs.skip_retries > 0);
+        assert!(
+            salv.write_amplification <= base.write_amplification,
+            "WA {} vs {}",
+            salv.write_amplification,
+            base.write_amplification
+        );
+        assert!(salv.flash.page_programs <= base.flash.page_programs);
+        assert!(latency <= 1.005, "normalised latency {latency}");
+    }
 }
