@@ -76,10 +76,17 @@ fn zipf_at_28_percent_op_cuts_erasures_and_not_speed() {
         let (e, t, out) = relative(&["capacity.overprovisioning=0.28"], alpha, 0.0);
         eprintln!("zipf({alpha}) op 28%: erasures x{e:.3}, response time x{t:.3}, {:?}", out.summary.second_writes);
         if alpha == 2.0 {
+            // The paper: about -33% erasures at op 28% (x0.67).
             assert!(e < 0.72, "zipf(2): relative erasures {e:.3}");
-        } else {
-            assert!(e < 0.9, "zipf(1): relative erasures {e:.3}");
         }
+        // Regression pin (deterministic; the project's own output, no paper figure for
+        // zipf(1)): relative erasures and response time, as docs/techniques/reusable-ssd.md
+        // quotes them for the small preset at CI size.
+        let (pin_e, pin_t) = if alpha == 2.0 { (0.686, 0.984) } else { (0.878, 0.933) };
+        assert!(
+            (e - pin_e).abs() < 5e-4 && (t - pin_t).abs() < 5e-4,
+            "regression pin zipf({alpha}): erasures x{e:.4} (pinned {pin_e}), response x{t:.4} (pinned {pin_t})"
+        );
         // zipf(1): response time falls; zipf(2) (WA ~1, erasures rare in the standard drive):
         // within 1% (see docs/techniques/reusable-ssd.md).
         let limit = if alpha == 2.0 { 1.01 } else { 1.0 };
@@ -160,12 +167,10 @@ fn configuration_is_checked() {
     assert!(cfg.validate().is_err());
 }
 
-#[test]
-fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
-    // Second writes run while a block is in the first 30% of its P/E budget: if they leave a
-    // fraction e of the erasures, the drive writes 0.3/e + 0.7 times as much before it dies
-    // (the paper: e = 2/3 gives +15%). zipf(1), op 28%, threshold wear leveling (so wear is
-    // even and death comes at the P/E limit), P/E limit 100 to die fast.
+/// Lifetime to death of Reusable SSD over the standard drive, zipf(`alpha`), op 28%, threshold
+/// wear leveling (so wear is even and death comes at the P/E limit), P/E limit 100 to die
+/// fast: (host bytes ratio, early-life erasure ratio e, drive writes reusable, standard).
+fn lifetime_gain(alpha: f64) -> (f64, f64, f64, f64) {
     let sets = [
         "capacity.overprovisioning=0.28",
         "wear_leveling.enabled=true",
@@ -173,16 +178,41 @@ fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
         "run.until=\"death\"",
     ];
     let life = |extra: &str| {
-        let out = zipf(&[&sets[..], &[extra]].concat(), 1.0, 0.0);
+        let out = zipf(&[&sets[..], &[extra]].concat(), alpha, 0.0);
         assert!(out.summary.lifetime.dead);
-        out.summary.lifetime.host_bytes_written as f64
+        (out.summary.lifetime.host_bytes_written as f64, out.summary.lifetime.drive_writes)
     };
-    let ratio = life("reusable.enabled=true") / life("reusable.enabled=false");
+    let ((reu, reu_dw), (std, std_dw)) = (life("reusable.enabled=true"), life("reusable.enabled=false"));
     // e measured over the early life (4 drive writes, no block past 30 cycles yet).
-    let (e, _, _) = relative(&["capacity.overprovisioning=0.28", "wear_leveling.enabled=true"], 1.0, 0.0);
+    let (e, _, _) = relative(&["capacity.overprovisioning=0.28", "wear_leveling.enabled=true"], alpha, 0.0);
+    (reu / std, e, reu_dw, std_dw)
+}
+
+#[test]
+fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
+    // Second writes run while a block is in the first 30% of its P/E budget: if they leave a
+    // fraction e of the erasures, the drive writes 0.3/e + 0.7 times as much before it dies
+    // (the paper: e = 2/3 gives +15%). zipf(1).
+    let (ratio, e, _, _) = lifetime_gain(1.0);
     let expected = 0.3 / e + 0.7;
-    eprintln!("lifetime x{ratio:.3}, closed form 0.3/{e:.3} + 0.7 = {expected:.3}");
-    assert!(ratio > 1.0 && (ratio - expected).abs() < 0.03, "lifetime x{ratio:.3} vs {expected:.3}");
+    eprintln!("lifetime x{ratio:.4}, closed form 0.3/{e:.4} + 0.7 = {expected:.4}");
+    // The gain (ratio - 1, about 0.04) within 10% of the closed form's.
+    assert!(ratio > 1.0 && (ratio - expected).abs() < 0.1 * (expected - 1.0), "lifetime x{ratio:.4} vs {expected:.4}");
+    // Regression pin of the values docs/techniques/reusable-ssd.md quotes (deterministic).
+    assert!((e - 0.877).abs() < 5e-4 && (ratio - 1.040).abs() < 5e-4, "regression pin: e {e:.4}, lifetime x{ratio:.4}");
+}
+
+#[test]
+fn lifetime_gain_zipf2_with_wear_leveling_regression_pin() {
+    // zipf(2), same setup: longer life than the standard drive (the paper's direction), but
+    // below the closed form (a finding, not explained). Values: regression pin, quoted in
+    // docs/techniques/reusable-ssd.md ("Lifetime").
+    let (ratio, e, reu_dw, std_dw) = lifetime_gain(2.0);
+    let expected = 0.3 / e + 0.7;
+    eprintln!("zipf(2): lifetime x{ratio:.4} ({reu_dw:.2} vs {std_dw:.2} drive writes), closed form 0.3/{e:.4} + 0.7 = {expected:.4}");
+    assert!(ratio > 1.0 && ratio < expected, "lifetime x{ratio:.4} vs closed form {expected:.4}");
+    assert!((ratio - 1.097).abs() < 5e-4 && (e - 0.687).abs() < 5e-4, "regression pin: lifetime x{ratio:.4}, e {e:.4}");
+    assert!((reu_dw - 100.85).abs() < 5e-3 && (std_dw - 91.96).abs() < 5e-3, "regression pin: {reu_dw} vs {std_dw}");
 }
 
 #[test]
