@@ -309,5 +309,8 @@ mod shared_traces {
         );
         assert!(salv.flash.page_programs <= base.flash.page_programs);
         assert!(latency <= 1.005, "normalised latency {latency}");
+        // Regression pin (deterministic, seed 1; docs/techniques/salvage.md quotes it).
+        assert_eq!((fb.bad_blocks, fs.bad_blocks), (20, 16), "regression pin");
+        assert!((latency - 0.770).abs() < 5e-4, "regression pin: normalised latency {latency:.4}");
     }
 }
