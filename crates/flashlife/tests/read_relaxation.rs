@@ -68,36 +68,58 @@ fn file_server() -> PoissonSpec {
 #[test]
 fn hints_halve_read_induced_spent_lifetime_at_a_small_latency_cost() {
     let until = "run.until=\"time:10d\"".to_string();
-    let aggressive =
-        run_with(&drive(&["reliability.read_reclaim=\"error_based\"".into(), until.clone()]), file_server());
+    let run = |extra: &[&str]| {
+        let mut sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        sets.push(until.clone());
+        run_with(&drive(&sets), file_server())
+    };
+    let none = run(&["reliability.read_reclaim=\"none\""]);
+    let aggressive = run(&["reliability.read_reclaim=\"error_based\""]);
     // The application accepts one retry (2 attempts of 70 + 41 us).
-    let hinted = run_with(
-        &drive(&[
-            "reliability.read_reclaim=\"hinted\"".into(),
-            "reliability.hints=[{lba_start=0, budget_us=250}]".into(),
-            until,
-        ]),
-        file_server(),
+    let hinted = run(&["reliability.read_reclaim=\"hinted\"", "reliability.hints=[{lba_start=0, budget_us=250}]"]);
+    let (n, a, h) = (&none.summary, &aggressive.summary, &hinted.summary);
+    eprintln!(
+        "no reclaim: {} uncorrectable reads, long-read share {:.4}",
+        n.reliability.uncorrectable_reads, n.reliability.long_read_share
     );
-    let (a, h) = (&aggressive.summary, &hinted.summary);
+    // Reclaim is needed: without it, a tenth of the reads take more than the one retry the
+    // hint allows (up to 8 steps, the last the ECC corrects); with hints none does.
+    let over_budget = |s: &flashlife::stats::summary::Summary| {
+        let hist = &s.reliability.retry_steps_histogram;
+        hist[2..].iter().sum::<u64>() as f64 / hist.iter().sum::<u64>() as f64
+    };
+    assert!(over_budget(n) > 0.05, "without reclaim: {:?}", n.reliability.retry_steps_histogram);
+    assert_eq!(over_budget(h), 0.0, "hinted: {:?}", h.reliability.retry_steps_histogram);
+    assert_eq!(n.reliability.reclaim_erases, 0);
     let (ea, eh) = (a.reliability.reclaim_erases as f64, h.reliability.reclaim_erases as f64);
     assert!(ea > 100.0, "aggressive reclaim must be exercised: {ea}");
-    assert_eq!(ea as u64, a.flash.block_erases_by_cause.get(Cause::Reclaim));
+    for s in [a, h] {
+        // Each reclaimed block (counted where reclaim picks it) is erased once under the
+        // reclaim cause, and the flash array's own erase count matches the FTL's sum.
+        assert_eq!(s.reliability.reclaim_erases, s.reliability.reclaimed_blocks);
+        assert_eq!(s.integrity.physical_block_erases, s.flash.block_erases);
+    }
     let saved = 1.0 - eh / ea;
-    // Paper: 56% less lifetime spent on read-induced rewrites.
-    assert!((0.3..0.85).contains(&saved), "saved {:.1}% ({eh} vs {ea} reclaim erases)", 100.0 * saved);
     let pe = a.reliability.reclaim_share_of_pe_budget;
     assert!((pe - ea / (64.0 * 3000.0)).abs() < 1e-12, "spent lifetime = reclaim erases / P/E budget");
     // Paper: 2% performance overhead.
     let cost = h.latency_us.read.mean / a.latency_us.read.mean - 1.0;
     eprintln!("hints: {:.1}% fewer reclaim erases ({eh} vs {ea}), read latency {:+.2}%", 100.0 * saved, 100.0 * cost);
+    // Reference: the paper's file server spent 56% less lifetime on read-induced rewrites;
+    // "halve" is read as 50% +- 10 points, which holds the paper's figure.
+    assert!((saved - 0.5).abs() <= 0.1, "saved {:.1}% ({eh} vs {ea} reclaim erases)", 100.0 * saved);
     assert!(cost < 0.03, "read latency cost {:.2}%", 100.0 * cost);
+    // Regression pin (deterministic; docs/techniques/read-relaxation.md quotes 45.6%).
+    assert_eq!((a.reliability.reclaim_erases, h.reliability.reclaim_erases), (PIN_ERASES.0, PIN_ERASES.1));
     assert!(h.reliability.hinted_reads > 0);
     for s in [a, h] {
         assert_eq!(s.reliability.uncorrectable_reads, 0);
         assert_eq!(s.failures.uncorrectable_reads, 0);
     }
 }
+
+/// Reclaim erases of `hints_halve_...` (error_based, hinted): the project's own output.
+const PIN_ERASES: (u64, u64) = (553, 301);
 
 #[test]
 fn without_reclaim_long_reads_grow_and_reads_fail_while_every_reclaim_policy_keeps_data() {

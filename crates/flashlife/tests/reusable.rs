@@ -76,10 +76,17 @@ fn zipf_at_28_percent_op_cuts_erasures_and_not_speed() {
         let (e, t, out) = relative(&["capacity.overprovisioning=0.28"], alpha, 0.0);
         eprintln!("zipf({alpha}) op 28%: erasures x{e:.3}, response time x{t:.3}, {:?}", out.summary.second_writes);
         if alpha == 2.0 {
+            // The paper: about -33% erasures at op 28% (x0.67).
             assert!(e < 0.72, "zipf(2): relative erasures {e:.3}");
-        } else {
-            assert!(e < 0.9, "zipf(1): relative erasures {e:.3}");
         }
+        // Regression pin (deterministic; the project's own output, no paper figure for
+        // zipf(1)): relative erasures and response time, as docs/techniques/reusable-ssd.md
+        // quotes them for the small preset at CI size.
+        let (pin_e, pin_t) = if alpha == 2.0 { (0.686, 0.984) } else { (0.878, 0.933) };
+        assert!(
+            (e - pin_e).abs() < 5e-4 && (t - pin_t).abs() < 5e-4,
+            "regression pin zipf({alpha}): erasures x{e:.4} (pinned {pin_e}), response x{t:.4} (pinned {pin_t})"
+        );
         // zipf(1): response time falls; zipf(2) (WA ~1, erasures rare in the standard drive):
         // within 1% (see docs/techniques/reusable-ssd.md).
         let limit = if alpha == 2.0 { 1.01 } else { 1.0 };
@@ -160,69 +167,10 @@ fn configuration_is_checked() {
     assert!(cfg.validate().is_err());
 }
 
-/// The real traces beside the checkout (`../shared/traces`), or `None` (test skipped).
-fn trace(file: &str) -> Option<Vec<String>> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/").to_string() + file;
-    if !std::path::Path::new(&path).exists() {
-        eprintln!("skipped: trace {path} not found (the shared traces live beside the checkout)");
-        return None;
-    }
-    Some(vec![
-        "workload.kind=\"trace\"".into(),
-        format!("workload.trace.path=\"{path}\""),
-        "workload.trace.loops=0".into(),
-        "workload.trace.fold=\"remap_first\"".into(),
-        "run.until=\"writes:2dw\"".into(),
-    ])
-}
-
-fn relative_on(sets: &[String]) -> (f64, f64) {
-    let run = |extra: &[&str]| {
-        let all: Vec<&str> = sets.iter().map(|s| s.as_str()).chain(extra.iter().copied()).collect();
-        Simulator::new(config(&all)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
-    };
-    let (base, reu) = (run(&["reusable.enabled=false"]), run(&[]));
-    let e = reu.summary.flash.block_erases as f64 / base.summary.flash.block_erases as f64;
-    (e, reu.summary.latency_us.all.mean / base.summary.latency_us.all.mean)
-}
-
-#[test]
-fn tpcc_at_7_percent_op_cuts_erasures_and_response_time() {
-    // The paper's consumer setup (op 7%): erasures down about a third or more, and response
-    // time down (up to 35%) where the standard drive's GC moves data (TPC-C: WA 1.6).
-    let Some(mut sets) = trace("mqsim/tpcc-small.trace") else { return };
-    sets.push("capacity.overprovisioning=0.07".into());
-    let (e, t) = relative_on(&sets);
-    eprintln!("tpcc op 7%: erasures x{e:.3}, response time x{t:.3}");
-    assert!(e < 0.67, "relative erasures {e:.3}");
-    assert!(t < 0.85, "relative response time {t:.3}");
-}
-
-#[test]
-fn idle_prefetch_never_delays_host_work() {
-    // The paper: "prefetching never delayed reads or first writes". Prefetch in idle time only
-    // must be at least as fast as prefetch issued first-come first-served, and as fast as no
-    // prefetch at all (Financial1: reads and small writes, op 28%).
-    let Some(mut sets) = trace("umass/Financial1-first10k.ascii") else { return };
-    sets.push("capacity.overprovisioning=0.28".into());
-    let mean = |extra: &str| {
-        let all: Vec<&str> = sets.iter().map(|s| s.as_str()).chain([extra]).collect();
-        let out = Simulator::new(config(&all)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"));
-        out.summary.latency_us.all.mean
-    };
-    let idle = mean("reusable.prefetch_issue=\"idle\"");
-    let eager = mean("reusable.prefetch_issue=\"eager\"");
-    let none = mean("reusable.prefetch=false");
-    eprintln!("fin1 op 28% mean response us: idle prefetch {idle:.1}, eager {eager:.1}, none {none:.1}");
-    assert!(idle <= eager && idle <= none, "idle {idle:.1}, eager {eager:.1}, none {none:.1}");
-}
-
-#[test]
-fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
-    // Second writes run while a block is in the first 30% of its P/E budget: if they leave a
-    // fraction e of the erasures, the drive writes 0.3/e + 0.7 times as much before it dies
-    // (the paper: e = 2/3 gives +15%). zipf(1), op 28%, threshold wear leveling (so wear is
-    // even and death comes at the P/E limit), P/E limit 100 to die fast.
+/// Lifetime to death of Reusable SSD over the standard drive, zipf(`alpha`), op 28%, threshold
+/// wear leveling (so wear is even and death comes at the P/E limit), P/E limit 100 to die
+/// fast: (host bytes ratio, early-life erasure ratio e, drive writes reusable, standard).
+fn lifetime_gain(alpha: f64) -> (f64, f64, f64, f64) {
     let sets = [
         "capacity.overprovisioning=0.28",
         "wear_leveling.enabled=true",
@@ -230,16 +178,41 @@ fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
         "run.until=\"death\"",
     ];
     let life = |extra: &str| {
-        let out = zipf(&[&sets[..], &[extra]].concat(), 1.0, 0.0);
+        let out = zipf(&[&sets[..], &[extra]].concat(), alpha, 0.0);
         assert!(out.summary.lifetime.dead);
-        out.summary.lifetime.host_bytes_written as f64
+        (out.summary.lifetime.host_bytes_written as f64, out.summary.lifetime.drive_writes)
     };
-    let ratio = life("reusable.enabled=true") / life("reusable.enabled=false");
+    let ((reu, reu_dw), (std, std_dw)) = (life("reusable.enabled=true"), life("reusable.enabled=false"));
     // e measured over the early life (4 drive writes, no block past 30 cycles yet).
-    let (e, _, _) = relative(&["capacity.overprovisioning=0.28", "wear_leveling.enabled=true"], 1.0, 0.0);
+    let (e, _, _) = relative(&["capacity.overprovisioning=0.28", "wear_leveling.enabled=true"], alpha, 0.0);
+    (reu / std, e, reu_dw, std_dw)
+}
+
+#[test]
+fn lifetime_gain_follows_the_erasures_saved_in_the_first_30_percent_of_life() {
+    // Second writes run while a block is in the first 30% of its P/E budget: if they leave a
+    // fraction e of the erasures, the drive writes 0.3/e + 0.7 times as much before it dies
+    // (the paper: e = 2/3 gives +15%). zipf(1).
+    let (ratio, e, _, _) = lifetime_gain(1.0);
     let expected = 0.3 / e + 0.7;
-    eprintln!("lifetime x{ratio:.3}, closed form 0.3/{e:.3} + 0.7 = {expected:.3}");
-    assert!(ratio > 1.0 && (ratio - expected).abs() < 0.03, "lifetime x{ratio:.3} vs {expected:.3}");
+    eprintln!("lifetime x{ratio:.4}, closed form 0.3/{e:.4} + 0.7 = {expected:.4}");
+    // The gain (ratio - 1, about 0.04) within 10% of the closed form's.
+    assert!(ratio > 1.0 && (ratio - expected).abs() < 0.1 * (expected - 1.0), "lifetime x{ratio:.4} vs {expected:.4}");
+    // Regression pin of the values docs/techniques/reusable-ssd.md quotes (deterministic).
+    assert!((e - 0.877).abs() < 5e-4 && (ratio - 1.040).abs() < 5e-4, "regression pin: e {e:.4}, lifetime x{ratio:.4}");
+}
+
+#[test]
+fn lifetime_gain_zipf2_with_wear_leveling_regression_pin() {
+    // zipf(2), same setup: longer life than the standard drive (the paper's direction), but
+    // below the closed form (a finding, not explained). Values: regression pin, quoted in
+    // docs/techniques/reusable-ssd.md ("Lifetime").
+    let (ratio, e, reu_dw, std_dw) = lifetime_gain(2.0);
+    let expected = 0.3 / e + 0.7;
+    eprintln!("zipf(2): lifetime x{ratio:.4} ({reu_dw:.2} vs {std_dw:.2} drive writes), closed form 0.3/{e:.4} + 0.7 = {expected:.4}");
+    assert!(ratio > 1.0 && ratio < expected, "lifetime x{ratio:.4} vs closed form {expected:.4}");
+    assert!((ratio - 1.097).abs() < 5e-4 && (e - 0.687).abs() < 5e-4, "regression pin: lifetime x{ratio:.4}, e {e:.4}");
+    assert!((reu_dw - 100.85).abs() < 5e-3 && (std_dw - 91.96).abs() < 5e-3, "regression pin: {reu_dw} vs {std_dw}");
 }
 
 #[test]
@@ -306,36 +279,108 @@ fn second_write_partition_accounting_matches_the_blocks() {
 }
 
 #[test]
-fn first_write_op_keeps_second_writes_from_starving_first_writes() {
-    // rsrch_1 on the small-block drive at op 7%: small requests whose data is not re-written
-    // soon. With the paper's 2R cap alone, second-written data stays valid at half density
-    // and the first writes run out of spare space (victims 46 of 64 pages valid against the
-    // standard drive's 12); keeping half of R for first writes cuts that loss.
-    let Some(mut sets) = trace("msr/rsrch_1.csv") else { return };
-    sets.push("capacity.overprovisioning=0.07".into());
-    let (paper, _) = relative_on(&sets);
-    sets.push("reusable.first_write_op=0.5".into());
-    let (kept, _) = relative_on(&sets);
-    eprintln!("rsrch_1 op 7% relative erasures: 2R cap alone x{paper:.3}, first_write_op 0.5 x{kept:.3}");
-    assert!(paper > 1.5, "the loss this rule is for: x{paper:.3}");
-    assert!(kept < 0.75 * paper, "x{kept:.3} vs x{paper:.3}");
-}
-
-#[test]
-fn recency_classification_removes_the_small_geometry_loss() {
-    // The same rsrch_1 point with `reusable.hot_cold = "recency"`: a small write is hot only if
-    // its unit was rewritten within the last R units written, so data that is not re-written
-    // soon no longer sits at half density in the second-write partition.
-    let Some(mut sets) = trace("msr/rsrch_1.csv") else { return };
-    sets.push("capacity.overprovisioning=0.07".into());
-    sets.push("reusable.hot_cold=\"recency\"".into());
-    sets.push("ftl.integrity_oracle=true".into());
-    let (e, t) = relative_on(&sets);
-    eprintln!("rsrch_1 op 7%, recency classification: erasures x{e:.3}, response x{t:.3}");
-    assert!(e < 1.0, "relative erasures x{e:.3}");
-    assert!(t < 1.1, "relative response time x{t:.3}");
-    // Where size alone works, recency keeps it: zipf(2), op 28%.
+fn recency_classification_keeps_the_zipf2_gain() {
+    // Where the paper's size rule works, recency keeps it: zipf(2), op 28% (the trace-free half
+    // of `shared_traces::recency_classification_removes_the_small_geometry_loss`). Reference:
+    // the paper's -33% erasures at op 28% (x0.67); bound as in `zipf_at_28_percent_op_...`.
     let (e, _, out) = relative(&["capacity.overprovisioning=0.28", "reusable.hot_cold=\"recency\""], 2.0, 0.0);
     eprintln!("zipf(2) op 28%, recency: erasures x{e:.3}, {:?}", out.summary.second_writes);
     assert!(e < 0.72, "zipf(2): x{e:.3}");
+}
+
+/// Tests on the real traces in `../shared/traces`: ignored by default (`cargo test` reports them
+/// as ignored), run by `scripts/test.sh` with `-- --ignored shared_traces::` when the folder
+/// exists.
+mod shared_traces {
+    use super::*;
+
+    /// The real traces beside the checkout (`../shared/traces`). These tests are ignored by
+    /// default and run by `scripts/test.sh` when the folder exists; run without it, they fail.
+    fn trace(file: &str) -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/").to_string() + file;
+        assert!(std::path::Path::new(&path).exists(), "needs ../shared/traces: {path} not found");
+        vec![
+            "workload.kind=\"trace\"".into(),
+            format!("workload.trace.path=\"{path}\""),
+            "workload.trace.loops=0".into(),
+            "workload.trace.fold=\"remap_first\"".into(),
+            "run.until=\"writes:2dw\"".into(),
+        ]
+    }
+
+    fn relative_on(sets: &[String]) -> (f64, f64) {
+        let run = |extra: &[&str]| {
+            let all: Vec<&str> = sets.iter().map(|s| s.as_str()).chain(extra.iter().copied()).collect();
+            Simulator::new(config(&all)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let (base, reu) = (run(&["reusable.enabled=false"]), run(&[]));
+        let e = reu.summary.flash.block_erases as f64 / base.summary.flash.block_erases as f64;
+        (e, reu.summary.latency_us.all.mean / base.summary.latency_us.all.mean)
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn tpcc_at_7_percent_op_cuts_erasures_and_response_time() {
+        // The paper's consumer setup (op 7%): erasures down about a third or more, and response
+        // time down (up to 35%) where the standard drive's GC moves data (TPC-C: WA 1.6).
+        let mut sets = trace("mqsim/tpcc-small.trace");
+        sets.push("capacity.overprovisioning=0.07".into());
+        let (e, t) = relative_on(&sets);
+        eprintln!("tpcc op 7%: erasures x{e:.3}, response time x{t:.3}");
+        assert!(e < 0.67, "relative erasures {e:.3}");
+        assert!(t < 0.85, "relative response time {t:.3}");
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn idle_prefetch_never_delays_host_work() {
+        // The paper: "prefetching never delayed reads or first writes". Prefetch in idle time only
+        // must be at least as fast as prefetch issued first-come first-served, and as fast as no
+        // prefetch at all (Financial1: reads and small writes, op 28%).
+        let mut sets = trace("umass/Financial1-first10k.ascii");
+        sets.push("capacity.overprovisioning=0.28".into());
+        let mean = |extra: &str| {
+            let all: Vec<&str> = sets.iter().map(|s| s.as_str()).chain([extra]).collect();
+            let out = Simulator::new(config(&all)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"));
+            out.summary.latency_us.all.mean
+        };
+        let idle = mean("reusable.prefetch_issue=\"idle\"");
+        let eager = mean("reusable.prefetch_issue=\"eager\"");
+        let none = mean("reusable.prefetch=false");
+        eprintln!("fin1 op 28% mean response us: idle prefetch {idle:.1}, eager {eager:.1}, none {none:.1}");
+        assert!(idle <= eager && idle <= none, "idle {idle:.1}, eager {eager:.1}, none {none:.1}");
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn first_write_op_keeps_second_writes_from_starving_first_writes() {
+        // rsrch_1 on the small-block drive at op 7%: small requests whose data is not re-written
+        // soon. With the paper's 2R cap alone, second-written data stays valid at half density
+        // and the first writes run out of spare space (victims 46 of 64 pages valid against the
+        // standard drive's 12); keeping half of R for first writes cuts that loss.
+        let mut sets = trace("msr/rsrch_1.csv");
+        sets.push("capacity.overprovisioning=0.07".into());
+        let (paper, _) = relative_on(&sets);
+        sets.push("reusable.first_write_op=0.5".into());
+        let (kept, _) = relative_on(&sets);
+        eprintln!("rsrch_1 op 7% relative erasures: 2R cap alone x{paper:.3}, first_write_op 0.5 x{kept:.3}");
+        assert!(paper > 1.5, "the loss this rule is for: x{paper:.3}");
+        assert!(kept < 0.75 * paper, "x{kept:.3} vs x{paper:.3}");
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn recency_classification_removes_the_small_geometry_loss() {
+        // The same rsrch_1 point with `reusable.hot_cold = "recency"`: a small write is hot only if
+        // its unit was rewritten within the last R units written, so data that is not re-written
+        // soon no longer sits at half density in the second-write partition.
+        let mut sets = trace("msr/rsrch_1.csv");
+        sets.push("capacity.overprovisioning=0.07".into());
+        sets.push("reusable.hot_cold=\"recency\"".into());
+        sets.push("ftl.integrity_oracle=true".into());
+        let (e, t) = relative_on(&sets);
+        eprintln!("rsrch_1 op 7%, recency classification: erasures x{e:.3}, response x{t:.3}");
+        assert!(e < 1.0, "relative erasures x{e:.3}");
+        assert!(t < 1.1, "relative response time x{t:.3}");
+    }
 }

@@ -182,6 +182,15 @@ fn pair(rber: &str, exposure: f64) -> [flashlife::stats::summary::Summary; 2] {
     })
 }
 
+/// Bad blocks `n` of a 4096-block drive against the closed form's expected ratio `want`: failures
+/// are independent per page, so the count is close to Poisson with mean lambda = want x blocks;
+/// accept lambda +- 3 sqrt(lambda) (about 18 +- 13 blocks at 3e-11).
+fn assert_poisson_bad_blocks(n: u64, want: f64) {
+    let lambda = want * 4096.0;
+    let dev = (n as f64 - lambda).abs();
+    assert!(dev <= 3.0 * lambda.sqrt(), "{n} bad blocks, closed form {lambda:.1} +- {:.1}", 3.0 * lambda.sqrt());
+}
+
 /// Figure 4 at the paper's conservative point: RBER 3e-11 gives about 0.45% bad blocks
 /// (closed form 0.44%); salvage beats the baseline in mean latency and throughput, its GC
 /// victims hold fewer valid pages, it retires nothing, and its table stays tiny.
@@ -192,7 +201,7 @@ fn salvage_beats_the_baseline_at_the_papers_conservative_point() {
     println!("baseline: {}{fb:?}\nsalvage: {}{fs:?}", base.to_text(), salv.to_text());
     let want = flashlife::flash::page_errors::expected_bad_block_ratio(3e-11, 16384 * 8, 0.5, 768);
     for f in [fb, fs] {
-        assert!(f.bad_block_ratio > want * 0.4 && f.bad_block_ratio < want * 1.8, "{} vs {want}", f.bad_block_ratio);
+        assert_poisson_bad_blocks(f.bad_blocks, want);
     }
     assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0);
     assert!(salv.gc.mean_valid_per_victim < base.gc.mean_valid_per_victim);
@@ -200,8 +209,19 @@ fn salvage_beats_the_baseline_at_the_papers_conservative_point() {
     let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
     let throughput = salv.throughput.iops / base.throughput.iops;
     println!("normalised latency {latency:.3}, throughput {throughput:.3}");
-    assert!(latency < 0.99, "latency {latency}");
-    assert!(throughput > 1.01, "throughput {throughput}");
+    // At queue depth 1 a request's latency is its service time, so mean latency is the
+    // reciprocal of throughput (closed form: their normalised product is 1).
+    assert!((latency * throughput - 1.0).abs() < 0.002, "latency {latency} x throughput {throughput}");
+    // The paper's trend (salvage faster, -26.3% in its Figure 4, measured on traces at an
+    // unstated queue depth); ours at QD1 is smaller. The values are a regression pin
+    // (deterministic, seed 1; docs/techniques/salvage.md quotes them): bad blocks 20 / 20,
+    // normalised latency 0.959, throughput 1.043.
+    assert!(latency < 1.0 && throughput > 1.0, "latency {latency}, throughput {throughput}");
+    assert_eq!((fb.bad_blocks, fs.bad_blocks), (20, 20), "regression pin");
+    assert!(
+        (latency - 0.959).abs() < 5e-4 && (throughput - 1.043).abs() < 5e-4,
+        "regression pin: {latency:.4} {throughput:.4}"
+    );
     // Table size at the worst point: one entry per run of bad pages, bytes not megabytes.
     assert_eq!(fs.bad_page_table.peak_entries, fs.bad_page_table.entries);
     assert!(fs.bad_page_table.peak_entries <= fs.bad_pages);
@@ -223,69 +243,74 @@ fn salvage_is_free_with_few_bad_blocks() {
     assert!(salv.write_amplification <= base.write_amplification * 1.001);
 }
 
-/// The sample traces beside the checkout (`<repo>/../shared/traces`), if present.
-fn traces_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: sample traces not found at {} (expected beside the checkout)", dir.display());
-        None
-    }
-}
+/// Ignored by default; `scripts/test.sh` runs them (`-- --ignored shared_traces::`) when
+/// `../shared/traces` exists.
+mod shared_traces {
+    use super::*;
 
-/// A real MSR trace (rsrch_1, a week of writes, replayed endlessly and 10x faster, folded onto
-/// the drive) on the scaled paper drive in steady state, at the paper's conservative RBER (about
-/// 0.45% bad blocks), with the integrity oracle checking every read, relocation and overwrite:
-/// nothing is lost, nothing is programmed out of order, and salvage is no worse than the
-/// baseline (it retires nothing, so its GC never does more work).
-#[test]
-fn real_msr_trace_at_the_conservative_point() {
-    let Some(dir) = traces_dir() else { return };
-    let path = dir.join("msr/rsrch_1.csv");
-    let trace = [
-        "ftl.integrity_oracle=true".to_string(),
-        "workload.kind=\"trace\"".to_string(),
-        format!("workload.trace.path=\"{}\"", path.display()),
-        "workload.trace.loops=0".to_string(),
-        "workload.trace.time_scale=0.1".to_string(),
-        "run.until=\"writes:0.05dw\"".to_string(),
-    ];
-    let drive = |extra: &[&str]| {
-        let sets: Vec<&str> = trace.iter().map(String::as_str).chain(extra.iter().copied()).collect();
-        paper_drive(&sets)
-    };
-    let exposure = drive(&["failures.model=\"injected\"", "ftl.timing=false"]).lifetime.erase_count.mean + 1.0;
-    let e = format!("failures.exposure={exposure}");
-    let [base, salv] = ["retire_block", "skip_page"].map(|p| {
-        let pol = format!("failures.on_program_failure=\"{p}\"");
-        drive(&["failures.rber=3e-11", &e, &pol])
-    });
-    let (fb, fs) = (&base.failures, &salv.failures);
-    let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
-    println!(
-        "exposure {exposure:.2}; baseline: {}{fb:?}\nsalvage: {}{fs:?}\nnormalised latency {latency:.4}",
-        base.to_text(),
-        salv.to_text()
-    );
-    let want = flashlife::flash::page_errors::expected_bad_block_ratio(3e-11, 16384 * 8, 0.5, 768);
-    for s in [&base, &salv] {
-        assert_eq!(s.integrity.violation, None, "nothing lost");
-        assert!(s.integrity.checks > 100_000, "{:?}", s.integrity);
-        assert_eq!(s.integrity.out_of_order_programs, 0, "forward-only programming");
-        assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs);
-        assert!(!s.lifetime.dead, "{:?}", s.lifetime.death_reason);
-        let f = &s.failures;
-        assert!(f.bad_block_ratio > want * 0.4 && f.bad_block_ratio < want * 1.8, "{} vs {want}", f.bad_block_ratio);
+    /// The sample traces beside the checkout (`<repo>/../shared/traces`).
+    fn traces_dir() -> std::path::PathBuf {
+        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces"));
+        assert!(dir.is_dir(), "needs ../shared/traces: {} not found", dir.display());
+        dir
     }
-    assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0, "{fb:?} {fs:?}");
-    assert!(fs.skip_retries > 0);
-    assert!(
-        salv.write_amplification <= base.write_amplification,
-        "WA {} vs {}",
-        salv.write_amplification,
-        base.write_amplification
-    );
-    assert!(salv.flash.page_programs <= base.flash.page_programs);
-    assert!(latency <= 1.005, "normalised latency {latency}");
+
+    /// A real MSR trace (rsrch_1, a week of writes, replayed endlessly and 10x faster, folded onto
+    /// the drive) on the scaled paper drive in steady state, at the paper's conservative RBER (about
+    /// 0.45% bad blocks), with the integrity oracle checking every read, relocation and overwrite:
+    /// nothing is lost, nothing is programmed out of order, and salvage is no worse than the
+    /// baseline (it retires nothing, so its GC never does more work).
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn real_msr_trace_at_the_conservative_point() {
+        let dir = traces_dir();
+        let path = dir.join("msr/rsrch_1.csv");
+        let trace = [
+            "ftl.integrity_oracle=true".to_string(),
+            "workload.kind=\"trace\"".to_string(),
+            format!("workload.trace.path=\"{}\"", path.display()),
+            "workload.trace.loops=0".to_string(),
+            "workload.trace.time_scale=0.1".to_string(),
+            "run.until=\"writes:0.05dw\"".to_string(),
+        ];
+        let drive = |extra: &[&str]| {
+            let sets: Vec<&str> = trace.iter().map(String::as_str).chain(extra.iter().copied()).collect();
+            paper_drive(&sets)
+        };
+        let exposure = drive(&["failures.model=\"injected\"", "ftl.timing=false"]).lifetime.erase_count.mean + 1.0;
+        let e = format!("failures.exposure={exposure}");
+        let [base, salv] = ["retire_block", "skip_page"].map(|p| {
+            let pol = format!("failures.on_program_failure=\"{p}\"");
+            drive(&["failures.rber=3e-11", &e, &pol])
+        });
+        let (fb, fs) = (&base.failures, &salv.failures);
+        let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
+        println!(
+            "exposure {exposure:.2}; baseline: {}{fb:?}\nsalvage: {}{fs:?}\nnormalised latency {latency:.4}",
+            base.to_text(),
+            salv.to_text()
+        );
+        let want = flashlife::flash::page_errors::expected_bad_block_ratio(3e-11, 16384 * 8, 0.5, 768);
+        for s in [&base, &salv] {
+            assert_eq!(s.integrity.violation, None, "nothing lost");
+            assert!(s.integrity.checks > 100_000, "{:?}", s.integrity);
+            assert_eq!(s.integrity.out_of_order_programs, 0, "forward-only programming");
+            assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs);
+            assert!(!s.lifetime.dead, "{:?}", s.lifetime.death_reason);
+            assert_poisson_bad_blocks(s.failures.bad_blocks, want);
+        }
+        assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0, "{fb:?} {fs:?}");
+        assert!(fs.skip_retries > 0);
+        assert!(
+            salv.write_amplification <= base.write_amplification,
+            "WA {} vs {}",
+            salv.write_amplification,
+            base.write_amplification
+        );
+        assert!(salv.flash.page_programs <= base.flash.page_programs);
+        assert!(latency <= 1.005, "normalised latency {latency}");
+        // Regression pin (deterministic, seed 1; docs/techniques/salvage.md quotes it).
+        assert_eq!((fb.bad_blocks, fs.bad_blocks), (20, 16), "regression pin");
+        assert!((latency - 0.770).abs() < 5e-4, "regression pin: normalised latency {latency:.4}");
+    }
 }

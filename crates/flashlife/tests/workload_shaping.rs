@@ -143,25 +143,114 @@ fn remap_first_is_compact_ordered_bounded_and_splits_runs() {
     assert!(v.iter().all(|(o, s)| o + s <= 4 * 4096));
 }
 
+/// Heap bytes live on this thread (allocations minus frees), for the memory test below: a
+/// counting global allocator, per thread so that tests running in parallel do not mix.
+mod heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static LIVE: Cell<i64> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    fn add(n: i64) {
+        let _ = LIVE.try_with(|c| c.set(c.get() + n));
+    }
+
+    // SAFETY: every call is forwarded to the system allocator unchanged; the count is a side
+    // effect in a thread-local `Cell` (const-initialised, so it never allocates itself).
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            let p = System.alloc(l);
+            if !p.is_null() {
+                add(l.size() as i64);
+            }
+            p
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            System.dealloc(p, l);
+            add(-(l.size() as i64));
+        }
+    }
+
+    /// Bytes allocated and not yet freed by this thread.
+    pub fn live() -> i64 {
+        LIVE.with(|c| c.get())
+    }
+}
+
+#[global_allocator]
+static ALLOC: heap::Counting = heap::Counting;
+
 #[test]
 fn remap_first_memory_is_bounded_by_the_drive() {
-    // Endless random addresses over a huge space: the map never exceeds the drive's units.
-    struct Spray(u64);
+    // Random 4 KiB writes over 16 TiB, far more distinct units than the drive (1000 units)
+    // holds: the first 1000 distinct units are kept, every later new unit is dropped, and the
+    // heap the remapper holds stops growing at the drive's size (measured by a counting
+    // allocator). Reference: an independent replay of the rule with a set.
+    struct Spray {
+        state: u64,
+        left: u64,
+    }
     impl Workload for Spray {
         fn next_request(&mut self) -> flashlife::Result<Option<HostRequest>> {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let offset = (self.0 >> 20) << 12;
+            if self.left == 0 {
+                return Ok(None);
+            }
+            self.left -= 1;
+            self.state = self.state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let offset = (self.state >> 32) << 12;
             Ok(Some(HostRequest { arrival_ns: 0, kind: IoKind::Write, offset, size: 4096, stream: 0, budget_us: 0 }))
         }
     }
-    let units = 1000;
-    let mut w = RemapFirst::new(Spray(1), 4096, units * 4096).unwrap();
-    let v = drain(&mut w, 1000);
-    assert!(v.iter().all(|r| r.offset < units * 4096));
-    // After the first 1000 distinct units, everything new is dropped, so it cannot produce
-    // more; a further next_request would spin on an endless source, which is why loop
-    // replay over a finite trace is the intended input.
-    assert_eq!(w.counters().unwrap().dropped, 0);
+    let units = 1000u64;
+    // Expected outcome, without the remapper: the first `units` distinct units are kept.
+    let expect = |n: u64| {
+        let mut src = Spray { state: 1, left: n };
+        let mut kept = std::collections::HashSet::new();
+        let (mut served, mut dropped) = (0u64, 0u64);
+        while let Some(r) = src.next_request().unwrap() {
+            let u = r.offset / 4096;
+            if kept.contains(&u) || (kept.len() as u64) < units && kept.insert(u) {
+                served += 1;
+            } else {
+                dropped += 1;
+            }
+        }
+        (served, dropped, kept.len() as u64)
+    };
+    // (served, dropped, heap bytes the remapper holds at the end) for `n` source requests.
+    let measure = |n: u64| {
+        let before = heap::live();
+        let mut w = RemapFirst::new(Spray { state: 1, left: n }, 4096, units * 4096).unwrap();
+        let (mut served, mut top) = (0u64, 0u64);
+        while let Some(r) = w.next_request().unwrap() {
+            assert!(r.offset + r.size <= units * 4096, "{r:?}");
+            top = top.max(r.offset / 4096 + 1);
+            served += 1;
+        }
+        let held = heap::live() - before;
+        let dropped = w.counters().unwrap().dropped;
+        drop(w);
+        (served, dropped, top, held)
+    };
+    let (small, large) = (2 * units, 200 * units);
+    let (s1, d1, top1, held1) = measure(small);
+    let (s2, d2, top2, held2) = measure(large);
+    eprintln!("{small} requests: {s1} served, {d1} dropped, {held1} B held; {large}: {s2}, {d2}, {held2} B");
+    let (e1, f1, k1) = expect(small);
+    let (e2, f2, k2) = expect(large);
+    assert_eq!((k1, k2), (units, units), "both runs cross the limit");
+    assert_eq!((s1, d1), (e1, f1));
+    assert_eq!((s2, d2), (e2, f2));
+    assert!(d2 > 190 * units, "most of the long run is new units past the limit: {d2}");
+    assert_eq!((top1, top2), (units, units), "compact units fill the drive exactly");
+    // Memory: the same after 2,000 and 200,000 requests (the map stopped at the limit), and a
+    // few dozen bytes per drive unit (a hash entry is 16 bytes; the table at most doubles).
+    assert_eq!(held1, held2, "the remapper's heap grew past the limit");
+    assert!(held2 > 0 && held2 <= 48 * units as i64, "{held2} B for {units} units");
 }
 
 #[test]

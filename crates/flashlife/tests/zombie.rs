@@ -1,4 +1,4 @@
-//! ZombieNAND: the oxide wear model calibrated against the paper's endurance figures, bit-mode
+//! ZombieNAND: the oxide wear model against Algorithm 1 and calibrated to the paper's endurance figures, bit-mode
 //! drops only at death, Table I page sizes and latencies, nothing lost across mode changes
 //! through a whole lifetime, and the lifetime trends of the paper's synthetic grid (small).
 
@@ -39,15 +39,47 @@ fn erase_to_death(flash: &mut flashlife::flash::FlashArray, block: u32) -> u32 {
     }
 }
 
+/// Algorithm 1 of the paper (CALC_STRESS), written out with its constants, independently of
+/// `flash::oxide`: the trapped threshold-voltage shift in volts after `cycles` P/E cycles.
+fn algorithm_1(cycles: f64) -> f64 {
+    let (a, b, cox, q) = (0.08, 5.0, 2.15e-17, 1.6e-19);
+    let (n_it, n_ot) = (a * cycles.powf(0.62), b * cycles.powf(0.30));
+    n_it * q / cox + n_ot * q / cox
+}
+
 #[test]
-fn unswitched_blocks_die_at_the_papers_endurance_within_one_percent() {
+fn the_wear_model_follows_algorithm_1s_shift_values() {
+    // The external check of the oxide model: its shift is Algorithm 1's at every cycle count
+    // (the paper's constants A, B, Cox, q and exponents 0.62, 0.30), e.g. 0.339 / 0.637 /
+    // 1.706 V at 1,000 / 6,000 / 75,000 cycles.
+    let p = OxideParams::default();
+    for c in [1.0, 10.0, 100.0, 300.0, 1_000.0, 3_000.0, 6_000.0, 20_000.0, 75_000.0, 200_000.0] {
+        let (got, want) = (flashlife::flash::oxide::voltage_shift(c, &p), algorithm_1(c));
+        assert!((got - want).abs() <= 1e-12 * want, "{c} cycles: {got} V vs Algorithm 1 {want} V");
+    }
+    for (c, v) in [(1_000.0, 0.3387), (6_000.0, 0.6370), (75_000.0, 1.7064)] {
+        assert!((algorithm_1(c) - v).abs() < 5e-4, "{c}: {}", algorithm_1(c));
+    }
+}
+
+#[test]
+fn unswitched_blocks_die_at_the_calibrated_endurance() {
+    // Calibration, not a result: the paper "tuned the physics engine to declare an unswitching
+    // SLC-, MLC-, and TLC-based block dead at roughly 75,000, 6,000, and 1,000 P/E cycles"
+    // (Section IV-B), and so do we: each mode's death threshold is Algorithm 1's shift at that
+    // endurance. What this checks is the erase path: a block erased in the flash array dies on
+    // the first erase whose Algorithm 1 shift (computed here) exceeds the threshold.
     let cfg = preset("zombie-synthetic-tlc", &[]);
     let mut flash = build_flash(&cfg).unwrap();
-    // Section IV-B: SLC, MLC and TLC blocks that never switch die at ~75,000, 6,000, 1,000.
     for (block, mode, rated) in [(0, BitMode::Slc, 75_000.0), (1, BitMode::Mlc, 6_000.0), (2, BitMode::Tlc, 1_000.0)] {
         flash.set_mode(block, mode);
-        let died = erase_to_death(&mut flash, block) as f64;
-        assert!((died - rated).abs() <= 0.01 * rated, "{mode:?}: dead after {died} erases, rated {rated}");
+        let threshold = algorithm_1(rated);
+        let mut first_dead = rated as u32 - 100;
+        while algorithm_1(first_dead as f64) <= threshold {
+            first_dead += 1;
+        }
+        let died = erase_to_death(&mut flash, block);
+        assert_eq!(died, first_dead, "{mode:?}: dead after {died} erases, Algorithm 1 crosses at {first_dead}");
     }
 }
 
@@ -189,8 +221,26 @@ fn lifetimes_with(mode: &str, reserve: f64, ws: f64, pool: bool) -> (u64, u64, u
     (b.lifetime.host_bytes_written, z.lifetime.host_bytes_written, z.lifetime.mode_switches)
 }
 
+/// The small grid's lifetime ratios, (start, reserve, working set) -> zombie / baseline, as
+/// docs/techniques/zombienand.md ("Small grid") quotes them: a regression pin (deterministic
+/// runs, the project's own output; no external reference for the values).
+const SMALL_GRID_PIN: [((&str, f64, f64), f64); 12] = [
+    (("tlc", 0.07, 0.1), 1.008),
+    (("tlc", 0.07, 1.0), 1.001),
+    (("tlc", 0.15, 0.1), 1.005),
+    (("tlc", 0.15, 1.0), 1.000),
+    (("tlc", 0.3, 0.1), 3.306),
+    (("tlc", 0.3, 1.0), 1.004),
+    (("mlc", 0.07, 0.1), 1.001),
+    (("mlc", 0.07, 1.0), 1.000),
+    (("mlc", 0.15, 0.1), 1.002),
+    (("mlc", 0.15, 1.0), 1.000),
+    (("mlc", 0.3, 0.1), 6.384),
+    (("mlc", 0.3, 1.0), 1.001),
+];
+
 #[test]
-fn small_grid_lifetime_trends() {
+fn small_grid_lifetime_trends_and_regression_pin() {
     let points: Vec<(&str, f64, f64)> = ["tlc", "mlc"]
         .iter()
         .flat_map(|&m| [0.07, 0.15, 0.3].into_iter().flat_map(move |r| [0.1, 1.0].into_iter().map(move |w| (m, r, w))))
@@ -231,6 +281,11 @@ fn small_grid_lifetime_trends() {
     // TLC: negligible at low reserve (the paper: no change below ~13%), large at high reserve.
     for w in [0.1, 1.0] {
         assert!(ratio("tlc", 0.07, w) < 1.05, "tlc 7% reserve: {}", ratio("tlc", 0.07, w));
+    }
+    // The values themselves: regression pin (to the three decimals the doc prints).
+    for ((m, r, w), want) in SMALL_GRID_PIN {
+        let got = ratio(m, r, w);
+        assert!((got - want).abs() < 5e-4, "regression pin ({m}, {r}, {w}): {got:.4}, doc says {want}");
     }
 }
 
@@ -299,7 +354,9 @@ fn the_papers_early_switch_pool_costs_little_and_gains_little() {
     // default). Where it cannot pay off (low reserve, whole-drive working set) its early
     // capacity loss costs write amplification until the normal blocks die: below the
     // baseline, but by less than 3%. Where the hot set is tiny and the reserve large it
-    // helps a little. The bounds record the finding in docs/techniques/zombienand.md.
+    // helps a little. The paper's invariant (never below the baseline) is the reference for
+    // the plain drive; the pool's values are a regression pin (the project's own output,
+    // deterministic, quoted in docs/techniques/zombienand.md "The early-switch pool").
     let points = [("tlc", 0.07, 1.0), ("mlc", 0.07, 1.0), ("tlc", 0.3, 0.02)];
     let ratios: Vec<(f64, f64)> = std::thread::scope(|s| {
         let handles: Vec<_> = points
@@ -318,8 +375,16 @@ fn the_papers_early_switch_pool_costs_little_and_gains_little() {
     }
     for (p, (pool, plain)) in points[..2].iter().zip(&ratios) {
         assert!(*plain >= 1.0, "{p:?}: without the pool {plain:.4}");
-        assert!(*pool < 1.0 && *pool > 0.97, "{p:?}: with the pool {pool:.4}");
+        assert!(*pool < 1.0, "{p:?}: with the pool {pool:.4}");
     }
     let (pool, plain) = ratios[2];
-    assert!(pool > plain && pool < plain * 1.1, "tiny hot set: pool {pool:.2} vs {plain:.2}");
+    assert!(pool > plain, "tiny hot set: pool {pool:.2} vs {plain:.2}");
+    // Regression pin: (with the pool, without), to 4 decimals.
+    let pin = [(0.9824, 1.0008), (0.9818, 1.0002), (17.9487, 17.1526)];
+    for ((p, (pool, plain)), (want_pool, want_plain)) in points.iter().zip(&ratios).zip(pin) {
+        assert!(
+            (pool - want_pool).abs() < 5e-5 && (plain - want_plain).abs() < 5e-5,
+            "regression pin {p:?}: pool {pool:.4} (pinned {want_pool}), plain {plain:.4} (pinned {want_plain})"
+        );
+    }
 }

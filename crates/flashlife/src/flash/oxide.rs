@@ -451,6 +451,9 @@ mod tests {
         assert_eq!(voltage_shift(f64::NAN, &p), 0.0);
     }
 
+    /// Calibration (true by construction: the thresholds are the shift at the endurance): a
+    /// check of the Newton inversion, not of the physics. The physics check is
+    /// `shift_matches_algorithm_1`.
     #[test]
     fn death_cycles_within_one_percent_of_endurance() {
         let p = OxideParams::default();
@@ -477,6 +480,8 @@ mod tests {
         assert_eq!(cycles_for_shift(f64::NAN, &p), 0.0);
     }
 
+    /// Calibration (true by construction, as above): checks the integer death limits and the
+    /// erase path, not the physics.
     #[test]
     fn unswitched_blocks_die_at_rated_endurance_by_erasing() {
         let p = OxideParams::default();
