@@ -9,7 +9,8 @@ from . import plots
 from ._core import FlashlifeError, __version__
 from .api import Result, presets, resolve_config, resume, run
 from .compare import compare, compare_results
-from .sweep import flatten_summary, load_grid, load_results, load_timeseries, sweep, sweep_from_file
+from .summary import flatten_summary
+from .sweep import load_grid, load_results, load_timeseries, sweep, sweep_from_file
 
 __all__ = [
     "FlashlifeError",

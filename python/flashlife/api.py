@@ -10,11 +10,15 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from . import _core
+from .summary import Summary
+
+if TYPE_CHECKING:  # the stub's TypedDict; _core has no such name at run time
+    from ._core import RawRun
 
 ConfigLike = str | os.PathLike | Mapping[str, Any] | None
 
@@ -193,7 +197,8 @@ def _layers(
 class Result:
     """What a run produced."""
 
-    summary: dict[str, Any]
+    #: The summary.json contract; `flashlife.summary.Summary` documents every field.
+    summary: Summary
     timeseries: pd.DataFrame
     erase_histogram: pd.DataFrame
     config: dict[str, Any]
@@ -201,6 +206,8 @@ class Result:
     #: Latency CDFs: columns op ("read", "write", "all"), latency_us, fraction; one row per
     #: histogram bucket that holds requests.
     latency_cdf: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    #: The summary as the core wrote it (summary.json's text), for printing it unchanged.
+    summary_json: str = field(repr=False, default="")
 
     def __str__(self) -> str:
         return self.summary_text
@@ -255,7 +262,7 @@ def resume(out_dir: str | os.PathLike) -> Result:
     return _result(_core.resume(os.fspath(out_dir)))
 
 
-def _result(raw: Mapping[str, Any]) -> Result:
+def _result(raw: RawRun) -> Result:
     hist = pd.DataFrame(raw["erase_histogram"], columns=["erase_count", "blocks"])
     return Result(
         summary=json.loads(raw["summary_json"]),
@@ -264,6 +271,7 @@ def _result(raw: Mapping[str, Any]) -> Result:
         config=tomllib.loads(raw["config_toml"]),
         summary_text=raw["summary_text"],
         latency_cdf=pd.read_csv(io.StringIO(raw["latency_cdf_csv"])),
+        summary_json=raw["summary_json"],
     )
 
 
