@@ -7,7 +7,7 @@
 
 from . import plots
 from ._core import FlashlifeError, __version__
-from .api import Result, presets, resolve_config, resume, run
+from .api import Result, TraceStats, presets, resolve_config, resume, run, trace_stats
 from .compare import compare, compare_results
 from .summary import flatten_summary
 from .sweep import load_grid, load_results, load_timeseries, sweep, sweep_from_file
@@ -15,6 +15,7 @@ from .sweep import load_grid, load_results, load_timeseries, sweep, sweep_from_f
 __all__ = [
     "FlashlifeError",
     "Result",
+    "TraceStats",
     "__version__",
     "compare",
     "compare_results",
@@ -29,4 +30,5 @@ __all__ = [
     "run",
     "sweep",
     "sweep_from_file",
+    "trace_stats",
 ]
