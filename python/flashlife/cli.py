@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tomllib
+from typing import Any
 
 from . import FlashlifeError, __version__, presets, resume, trace_stats
 from .api import _config_toml, _Layers, _layers, _run_layers, _toml_literal
@@ -133,7 +134,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.trace:
         sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(args.trace)}"]
 
-    def side(cfg: str | None, side_sets: list[str], name: str) -> object:
+    def side(cfg: str | None, side_sets: list[str], name: str) -> str | dict[str, Any] | None:
         keys = {}
         for kv in side_sets:
             key, sep, value = kv.partition("=")

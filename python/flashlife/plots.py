@@ -310,7 +310,8 @@ def _latency_points(obj: Any, op: str, tail: bool) -> tuple[list[tuple[float, fl
         )
     # A summary, flattened, names the percentiles as a sweep row does: one lookup for both.
     flat = flatten_summary(obj) if "latency_us" in obj else obj
-    lat = {k: flat.get(f"latency_us.{op}.{k}") for k in ("count", "p50", "p99", "p999", "max")}
+    names = ("count", "p50", "p99", "p999", "max")
+    lat: dict[str, Any] = {k: flat.get(f"latency_us.{op}.{k}") for k in names}
     count = lat.get("count") or 0
     if not count or (isinstance(count, float) and math.isnan(count)):
         return [], False
