@@ -113,3 +113,25 @@ def test_flatten_summary_is_shared() -> None:
         assert importlib.import_module(module).flatten_summary is s.flatten_summary, module
     flat = s.flatten_summary({"a": 1, "b": {"c": [1, 2], "d": {"e": None}}})
     assert flat == {"a": 1, "b.c": [1, 2], "b.d.e": None}
+
+
+def _dotted_fields(tp: typing.Any, prefix: str = "") -> set[str]:
+    """The dotted names `flatten_summary` gives the scalar fields of a TypedDict."""
+    out: set[str] = set()
+    for k, sub in typing.get_type_hints(tp).items():
+        name = f"{prefix}.{k}" if prefix else k
+        inner = [a for a in typing.get_args(sub) if a is not type(None)] or [sub]
+        if isinstance(inner[0], type) and typing.is_typeddict(inner[0]):
+            out |= _dotted_fields(inner[0], name)
+        else:
+            out.add(name)
+    return out
+
+
+def test_compare_default_metrics_are_summary_fields(block_run: flashlife.Result) -> None:
+    from flashlife.compare import DEFAULT_METRICS
+
+    fields = _dotted_fields(s.Summary)
+    assert set(DEFAULT_METRICS) <= fields, set(DEFAULT_METRICS) - fields
+    # And the flattening of a real summary names exactly the declared fields it holds.
+    assert set(s.flatten_summary(block_run.summary)) <= fields
