@@ -7,13 +7,15 @@
 
 from . import plots
 from ._core import FlashlifeError, __version__
-from .api import Result, presets, resolve_config, resume, run
+from .api import Result, TraceStats, presets, resolve_config, resume, run, trace_stats
 from .compare import compare, compare_results
-from .sweep import flatten_summary, load_grid, load_results, load_timeseries, sweep, sweep_from_file
+from .summary import flatten_summary
+from .sweep import load_grid, load_results, load_timeseries, sweep, sweep_from_file
 
 __all__ = [
     "FlashlifeError",
     "Result",
+    "TraceStats",
     "__version__",
     "compare",
     "compare_results",
@@ -28,4 +30,5 @@ __all__ = [
     "run",
     "sweep",
     "sweep_from_file",
+    "trace_stats",
 ]

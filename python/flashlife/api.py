@@ -10,11 +10,15 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
 from . import _core
+from .summary import Summary
+
+if TYPE_CHECKING:  # the stub's TypedDict; _core has no such name at run time
+    from ._core import RawRun
 
 ConfigLike = str | os.PathLike | Mapping[str, Any] | None
 
@@ -149,13 +153,22 @@ def _override_strings(overrides: Sequence[str]) -> list[str]:
     return out
 
 
+class _Layers(TypedDict):
+    """A configuration as the core builds it: a preset, TOML files in order, then overrides."""
+
+    preset: str | None
+    files: list[str]
+    overrides: list[str]
+
+
 def _layers(
     config: ConfigLike,
     workload: str | os.PathLike | Mapping[str, Any] | None,
     until: str | None,
     seed: int | None,
     overrides: Mapping[str, Any] | Sequence[str] | None,
-) -> dict[str, Any]:
+) -> _Layers:
+    """The layers `run` and `resolve_config` give the core for their arguments (checked here)."""
     preset: str | None = None
     files: list[str] = []
     sets: list[str] = []
@@ -193,7 +206,8 @@ def _layers(
 class Result:
     """What a run produced."""
 
-    summary: dict[str, Any]
+    #: The summary.json contract; `flashlife.summary.Summary` documents every field.
+    summary: Summary
     timeseries: pd.DataFrame
     erase_histogram: pd.DataFrame
     config: dict[str, Any]
@@ -201,6 +215,8 @@ class Result:
     #: Latency CDFs: columns op ("read", "write", "all"), latency_us, fraction; one row per
     #: histogram bucket that holds requests.
     latency_cdf: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    #: The summary as the core wrote it (summary.json's text), for printing it unchanged.
+    summary_json: str = field(repr=False, default="")
 
     def __str__(self) -> str:
         return self.summary_text
@@ -234,7 +250,13 @@ def run(
     raises TypeError.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
-    layers = _layers(config, workload, until, seed, overrides)
+    return _run_layers(_layers(config, workload, until, seed, overrides), out_dir, overwrite)
+
+
+def _run_layers(layers: _Layers, out_dir: str | os.PathLike | None = None, overwrite: bool = False) -> Result:
+    """`run` once its arguments are layers. The command line comes in here: its `--preset`
+    with a configuration file on top, and its trace path as given, are layers that `run`'s
+    single `config` argument cannot express."""
     raw = _core.run(
         preset=layers["preset"],
         files=layers["files"],
@@ -255,7 +277,7 @@ def resume(out_dir: str | os.PathLike) -> Result:
     return _result(_core.resume(os.fspath(out_dir)))
 
 
-def _result(raw: Mapping[str, Any]) -> Result:
+def _result(raw: RawRun) -> Result:
     hist = pd.DataFrame(raw["erase_histogram"], columns=["erase_count", "blocks"])
     return Result(
         summary=json.loads(raw["summary_json"]),
@@ -264,6 +286,7 @@ def _result(raw: Mapping[str, Any]) -> Result:
         config=tomllib.loads(raw["config_toml"]),
         summary_text=raw["summary_text"],
         latency_cdf=pd.read_csv(io.StringIO(raw["latency_cdf_csv"])),
+        summary_json=raw["summary_json"],
     )
 
 
@@ -276,11 +299,58 @@ def resolve_config(
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The full configuration a run with these arguments would use (arguments as for `run`)."""
-    layers = _layers(config, workload, until, seed, overrides)
-    text = _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"])
-    return tomllib.loads(text)
+    return tomllib.loads(_config_toml(_layers(config, workload, until, seed, overrides)))
+
+
+def _config_toml(layers: _Layers) -> str:
+    """The resolved configuration of `layers` as the core writes it (`flashlife config` prints it)."""
+    return _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"])
 
 
 def presets() -> dict[str, str]:
     """Preset names and their descriptions."""
     return dict(_core.list_presets())
+
+
+@dataclass
+class TraceStats:
+    """Statistics of a trace file (`flashlife trace stats`)."""
+
+    #: Requests, bytes, read/write and random/sequential shares, sizes, address reuse.
+    stats: dict[str, Any]
+    #: The statistics as the command line prints them.
+    text: str = field(repr=False, default="")
+    #: The statistics as the core wrote them (JSON), for printing them unchanged.
+    stats_json: str = field(repr=False, default="")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def trace_stats(
+    path: str | os.PathLike,
+    *,
+    format: str | None = None,
+    overrides: Mapping[str, Any] | Sequence[str] | None = None,
+) -> TraceStats:
+    """Statistics of a trace file (plain or gzip).
+
+    format: the trace format (default: detected from content); overrides: trace options as
+    for `run`, e.g. `{"workload.trace.time_unit": "ms"}`, a dict or `key=value` strings.
+    Raises FlashlifeError with the core's message on a bad trace or option.
+    """
+    if isinstance(overrides, str | bytes):
+        raise TypeError(
+            f"overrides takes a mapping or a list of 'key=value' strings, not a {type(overrides).__name__}"
+        )
+    if isinstance(overrides, Mapping):
+        sets = overrides_from(overrides)
+    else:
+        # Strings go to the core as given (it refuses a line break itself), so that
+        # `flashlife trace stats --set` reports what it always did.
+        sets = list(overrides or [])
+        for s in sets:
+            if not isinstance(s, str):
+                raise TypeError(f"overrides: {s!r} ({type(s).__name__}) is not a 'key=value' string")
+    as_json, text = _core.trace_stats(os.fspath(path), format=format, overrides=sets)
+    return TraceStats(stats=json.loads(as_json), text=text, stats_json=as_json)

@@ -1,16 +1,26 @@
-"""The `flashlife` command."""
+"""The `flashlife` command, on the public Python API.
+
+Each command calls what a script would: `flashlife.resume`, `flashlife.presets`,
+`flashlife.trace_stats`, `flashlife.compare`, `flashlife.sweep`. `run` and `config` take their
+configuration as layers, through the internal `api._run_layers` and `api._config_toml` (the
+bodies of `flashlife.run` and `flashlife.resolve_config`): the command line layers a
+configuration file on a `--preset`, passes a `--trace` path as given, and prints the resolved
+configuration as the core's TOML text, none of which `run`'s single `config` argument or
+`resolve_config`'s dict can express. The layers are built by `api._layers`, the same checks
+`flashlife.run` makes.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
 import tomllib
+from typing import Any
 
-from . import _core
-from .api import _layers, _toml_literal
+from . import FlashlifeError, __version__, presets, resume, trace_stats
+from .api import _config_toml, _Layers, _layers, _run_layers, _toml_literal
 
 
 def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:
@@ -30,7 +40,7 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="master random seed")
 
 
-def _layer_args(args: argparse.Namespace) -> dict:
+def _layer_args(args: argparse.Namespace) -> _Layers:
     sets = []
     if args.trace:
         sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(args.trace)}"]
@@ -55,39 +65,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.overwrite:
             raise ValueError("--resume goes on with the run in DIR: --overwrite would discard it")
         args.out = args.resume
-        raw = _core.resume(args.resume)
+        result = resume(args.resume)
     else:
         if not args.out:
             raise ValueError("run needs --out DIR (or --resume DIR to go on with an interrupted run)")
-        layers = _layer_args(args)
-        raw = _core.run(
-            preset=layers["preset"],
-            files=layers["files"],
-            overrides=layers["overrides"],
-            out_dir=args.out,
-            overwrite=args.overwrite,
-        )
+        result = _run_layers(_layer_args(args), out_dir=args.out, overwrite=args.overwrite)
     if args.json:
-        print(raw["summary_json"])
+        print(result.summary_json)  # the core's text, not a re-encoding of the dict
     elif not args.quiet:
-        print(raw["summary_text"], end="")
+        print(result.summary_text, end="")
         summary = os.path.join(args.out, "summary.json")
         print(f"wrote {summary}, timeseries.csv, erase_histogram.csv, latency_cdf.csv, config.toml")
     return 0
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
-    for name, desc in _core.list_presets():
+    for name, desc in presets().items():
         print(f"{name:<24} {desc}")
     return 0
 
 
 def _cmd_config(args: argparse.Namespace) -> int:
-    layers = _layer_args(args)
-    print(
-        _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"]),
-        end="",
-    )
+    print(_config_toml(_layer_args(args)), end="")
     return 0
 
 
@@ -135,7 +134,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.trace:
         sets += ['workload.kind="trace"', f"workload.trace.path={_toml_literal(args.trace)}"]
 
-    def side(cfg: str | None, side_sets: list[str], name: str) -> object:
+    def side(cfg: str | None, side_sets: list[str], name: str) -> str | dict[str, Any] | None:
         keys = {}
         for kv in side_sets:
             key, sep, value = kv.partition("=")
@@ -273,12 +272,12 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_trace_stats(args: argparse.Namespace) -> int:
-    as_json, text = _core.trace_stats(args.path, format=args.format, overrides=list(args.sets))
-    print(as_json if args.json else text, end="" if text.endswith("\n") else "\n")
+    ts = trace_stats(args.path, format=args.format, overrides=list(args.sets))
+    print(ts.stats_json if args.json else ts.text, end="" if ts.text.endswith("\n") else "\n")
     if args.plot:
         from .plots import reuse_cdf
 
-        reuse_cdf(json.loads(as_json), path=args.plot, title=os.path.basename(args.path))
+        reuse_cdf(ts.stats, path=args.plot, title=os.path.basename(args.path))
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
@@ -287,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flashlife", description="Fast, physics-aware, trace-driven SSD simulator."
     )
-    parser.add_argument("--version", action="version", version=f"flashlife {_core.__version__}")
+    parser.add_argument("--version", action="version", version=f"flashlife {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a simulation and write its results")
@@ -421,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except _Terminated:
         return _interrupted(args, 143, "terminated")
-    except _core.FlashlifeError as e:
+    except FlashlifeError as e:
         print(f"flashlife: error: {e}", file=sys.stderr)
         return 2
     except (OSError, ValueError, KeyError, ImportError) as e:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .api import ConfigLike, Result, resolve_config, run
-from .sweep import flatten_summary
+from .summary import flatten_summary
 
 __all__ = ["DEFAULT_METRICS", "compare", "compare_results"]
 

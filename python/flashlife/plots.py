@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .api import Result
+from .summary import flatten_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -307,10 +308,10 @@ def _latency_points(obj: Any, op: str, tail: bool) -> tuple[list[tuple[float, fl
         raise TypeError(
             f"latency_cdf: expected a Result, a summary dict or a results row, not {type(obj).__name__}"
         )
-    if "latency_us" in obj:
-        lat = obj["latency_us"][op]
-    else:  # a flattened row (sweep results)
-        lat = {k: obj.get(f"latency_us.{op}.{k}") for k in ("count", "p50", "p99", "p999", "max")}
+    # A summary, flattened, names the percentiles as a sweep row does: one lookup for both.
+    flat = flatten_summary(obj) if "latency_us" in obj else obj
+    names = ("count", "p50", "p99", "p999", "max")
+    lat: dict[str, Any] = {k: flat.get(f"latency_us.{op}.{k}") for k in names}
     count = lat.get("count") or 0
     if not count or (isinstance(count, float) and math.isnan(count)):
         return [], False

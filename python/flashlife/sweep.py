@@ -30,6 +30,7 @@ from ._runners import run_dask, run_local
 from ._traces import TraceHashes, changed_traces, trace_path
 from ._util import canonical, write_atomic
 from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config
+from .summary import flatten_summary  # re-exported: flashlife.sweep.flatten_summary is public
 
 __all__ = [
     "PointsFailedWarning",
@@ -51,18 +52,6 @@ class PointsFailedWarning(RuntimeWarning):
 WALL_FIELDS = ("run.wall_seconds", "run.page_ops_per_second", "run.peak_rss_bytes")
 
 _RESERVED = ("workload", "seed")
-
-
-def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """A nested summary as one flat dict with dotted keys (`latency_us.write.p99`)."""
-    out: dict[str, Any] = {}
-    for k, v in summary.items():
-        key = f"{prefix}.{k}" if prefix else str(k)
-        if isinstance(v, Mapping):
-            out.update(flatten_summary(v, key))
-        else:
-            out[key] = v
-    return out
 
 
 def _flatten_keys(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from summary_shape import shape_errors
 
 import flashlife
 from flashlife import _core
@@ -202,6 +203,7 @@ def test_a_failed_periodic_checkpoint_is_a_warning(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["run"]["stop"].startswith("writes:")
     assert summary["run"]["warnings"] and "checkpoint" in summary["run"]["warnings"][0]
+    assert shape_errors(summary) == [], "run.warnings is the optional field flashlife.summary declares"
     assert not [f for f in os.listdir(out) if f.endswith(".tmp")], "a failed checkpoint left its .tmp"
     assert not (out / "checkpoint.bin").exists()
 

@@ -1,0 +1,355 @@
+"""The run summary (`summary.json`, `Result.summary`) as types, and its flattening into dotted names.
+
+`Summary` is the schema of `summary.json`: every section is a TypedDict mirroring the core's
+serialised structs field for field (crates/flashlife/src/stats/summary.rs and the structs it
+embeds). The types are checked against real runs by tests/python/test_summary_types.py, so
+they cannot drift from the core unnoticed.
+
+Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
+floats are always written with a decimal point; a ratio that is undefined (a division by zero:
+no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
+sections (`open_channel`, `second_writes`, `run.warnings`) are absent rather than null.
+
+This module deliberately does not use `from __future__ import annotations`: Python 3.11's
+TypedDict cannot see `NotRequired` inside string annotations, and `__optional_keys__` would be
+wrong.
+"""
+
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
+
+__all__ = [
+    "BadPageTableStats",
+    "BlocksByMode",
+    "ByCause",
+    "Capacity",
+    "DeviceStats",
+    "EraseCounts",
+    "Failures",
+    "Flash",
+    "Gc",
+    "Host",
+    "Integrity",
+    "Latency",
+    "LatencySet",
+    "Lifetime",
+    "MemoryReport",
+    "OpenChannel",
+    "Reliability",
+    "RunInfo",
+    "SecondWrites",
+    "Summary",
+    "Throughput",
+    "flatten_summary",
+]
+
+
+class ByCause(TypedDict):
+    """Flash operations by what caused them (stats/counters.rs `ByCause`, `Cause::name`)."""
+
+    host: int
+    gc: int
+    wear_leveling: int
+    bad_block: int
+    reclaim: int
+    #: Device-side migration (FT-PASSD idle-time migration).
+    migration: int
+    #: Reusable SSD's second writes.
+    second_write: int
+
+
+class Capacity(TypedDict):
+    """`capacity`: the drive's size (summary.rs `CapacitySummary`)."""
+
+    physical_bytes: int
+    logical_bytes: int
+    mapping_unit_bytes: int
+    overprovisioning: float
+    reserve: float
+
+
+class Host(TypedDict):
+    """`host`: what the host asked for (summary.rs `HostSummary`)."""
+
+    read_requests: int
+    write_requests: int
+    read_bytes: int
+    write_bytes: int
+    #: Bytes written to fill the drive before the measured run.
+    precondition_bytes: int
+
+
+class Flash(TypedDict):
+    """`flash`: operations on the flash array (summary.rs `FlashSummary`)."""
+
+    page_reads: int
+    page_programs: int
+    block_erases: int
+    page_reads_by_cause: ByCause
+    page_programs_by_cause: ByCause
+    #: Mapping units programmed, the numerator of write amplification.
+    unit_programs_by_cause: ByCause
+    block_erases_by_cause: ByCause
+    buffer_hits: int
+    unmapped_reads: int
+
+
+class Gc(TypedDict):
+    """`gc`: garbage collection (summary.rs `GcSummary`)."""
+
+    victims: int
+    valid_units_moved: int
+    #: None (null) when there was no victim.
+    mean_valid_per_victim: float | None
+
+
+class Latency(TypedDict):
+    """One latency distribution, in microseconds (stats/latency.rs `LatencySummary`)."""
+
+    count: int
+    mean: float
+    p50: float
+    p99: float
+    p999: float
+    max: float
+
+
+class LatencySet(TypedDict):
+    """`latency_us`: reads, writes and all requests (summary.rs `LatencySet`)."""
+
+    read: Latency
+    write: Latency
+    all: Latency
+
+
+class Throughput(TypedDict):
+    """`throughput` over simulated time (summary.rs `Throughput`); None (null) when no simulated
+    time passed."""
+
+    iops: float | None
+    mb_per_s: float | None
+
+
+class BlocksByMode(TypedDict):
+    """Blocks in each bit mode (flash/mode.rs `BitMode::name`)."""
+
+    slc: int
+    mlc: int
+    tlc: int
+    qlc: int
+
+
+class EraseCounts(TypedDict):
+    """`lifetime.erase_count`: erases per block (summary.rs `ErasesSummary`)."""
+
+    min: int
+    mean: float
+    max: int
+    stddev: float
+
+
+class Lifetime(TypedDict):
+    """`lifetime`: wear and death (summary.rs `Lifetime`)."""
+
+    dead: bool
+    #: Why the drive died; None while it lives.
+    death_reason: str | None
+    host_bytes_written: int
+    drive_writes: float
+    dead_blocks: int
+    mode_switches: int
+    blocks_by_mode: BlocksByMode
+    erase_count: EraseCounts
+    life_used: float
+
+
+class BadPageTableStats(TypedDict):
+    """`failures.bad_page_table` (techniques/bpht.rs `BphtStats`)."""
+
+    entries: int
+    peak_entries: int
+    bad_pages: int
+    blocks_with_bad_pages: int
+    queries: int
+    fast_path_queries: int
+    lookups: int
+    inserts: int
+    merges: int
+    memory_bytes: int
+
+
+class Failures(TypedDict):
+    """`failures`: program, erase and read failures and what was retired (summary.rs `Failures`)."""
+
+    program: int
+    erase: int
+    uncorrectable_reads: int
+    bad_pages: int
+    retired_blocks: int
+    worn_out_blocks: int
+    bad_blocks: int
+    bad_block_ratio: float
+    salvaged_blocks: int
+    skip_retries: int
+    rehomed_units: int
+    bad_page_table: BadPageTableStats
+    bad_page_table_peak_memory_bytes: int
+
+
+class Integrity(TypedDict):
+    """`integrity`: the data-integrity oracle (summary.rs `Integrity`)."""
+
+    oracle: bool
+    checks: int
+    #: The first violation found; None when there was none.
+    violation: str | None
+    out_of_order_programs: int
+    physical_page_programs: int
+    physical_block_erases: int
+
+
+class RunInfo(TypedDict):
+    """`run`: the run itself (summary.rs `RunInfo`). `wall_seconds`, `page_ops_per_second` and
+    `peak_rss_bytes` depend on the machine, not on the simulation."""
+
+    seed: int
+    requests: int
+    simulated_ns: int
+    wall_seconds: float
+    page_ops: int
+    page_ops_per_second: float
+    peak_rss_bytes: int
+    #: Why the run stopped (e.g. the `run.until` condition met).
+    stop: str
+    #: Present only when there were warnings (e.g. a periodic checkpoint that failed).
+    warnings: NotRequired[list[str]]
+
+
+class DeviceStats(TypedDict):
+    """`open_channel.device`: the device's failure handling and buffers (device/mod.rs
+    `DeviceStats`). The `*_at_failure` and `first_failure_*` fields are None without a
+    host-path program failure."""
+
+    failures_handled: int
+    failures_reported: int
+    retries: int
+    foreground_copied_pages: int
+    migrated_pages: int
+    migrations: int
+    reserved_blocks_used: int
+    reserved_blocks_left: int
+    max_retry_us: float
+    buffer_full_waits: int
+    max_buffer_wait_us: float
+    max_unprogrammed_bytes: int
+    mean_unprogrammed_bytes: float
+    first_failure_ns: int | None
+    first_failure_page: int | None
+    buffer_bytes_at_failure: int | None
+    buffer_utilisation_at_failure: float | None
+    max_buffer_utilisation_at_failure: float
+
+
+class MemoryReport(TypedDict):
+    """`open_channel.memory`: FT-PASSD's failure-manager metadata (techniques/ftpassd.rs
+    `MemoryReport`)."""
+
+    block_map_bits_per_entry: int
+    shift_bits_per_entry: int
+    entries: int
+    block_map_bytes: int
+    shift_table_bytes: int
+    open_list_bits_per_entry: int
+    open_list_peak_entries: int
+    open_list_peak_bytes: int
+    total_bytes: int
+    page_map_bits_per_entry: int
+    page_map_bytes: int
+
+
+class OpenChannel(TypedDict):
+    """`open_channel`, present for open-channel drives (host/open_channel.rs `OpenChannelSummary`)."""
+
+    device_policy: str
+    write_back: bool
+    buffer_bytes_per_way: int
+    device: DeviceStats
+    #: Program failures the host FTL handled (rewrites of reported pages).
+    host_rewrites: int
+    #: None for OCSSD, which keeps no failure-manager metadata.
+    memory: MemoryReport | None
+    #: The host FTL's page map in bytes (4-byte entries), for comparison.
+    host_page_map_bytes: int
+
+
+class SecondWrites(TypedDict):
+    """`second_writes`, present when Reusable SSD is on (stats/counters.rs `SecondWriteCounters`)."""
+
+    units: int
+    hot_first_writes: int
+    encode_failures: int
+    encode_fallbacks: int
+    prefetch_reads: int
+    demand_reads: int
+    paired_host_reads: int
+    moved_by_gc: int
+    blocks_recycled: int
+    blocks_reused: int
+
+
+class Reliability(TypedDict):
+    """`reliability`: read retries, long reads and read reclaim (stats/reliability.rs
+    `ReliabilitySummary`)."""
+
+    model: str
+    read_reclaim: str
+    #: Host reads by the number of retry steps they needed (index = steps).
+    retry_steps_histogram: list[int]
+    mean_retry_steps: float
+    read_retries_by_cause: ByCause
+    long_read_threshold_us: float
+    long_reads: int
+    long_read_share: float
+    uncorrectable_reads: int
+    hinted_reads: int
+    reclaimed_blocks: int
+    reclaim_page_programs: int
+    reclaim_erases: int
+    reclaim_share_of_pe_budget: float
+    reclaim_share_of_erases: float
+
+
+class Summary(TypedDict):
+    """A run's summary: the schema of `summary.json` (summary.rs `Summary`)."""
+
+    #: Mapping units programmed per unit the host wrote; None (null) without host writes.
+    write_amplification: float | None
+    capacity: Capacity
+    host: Host
+    flash: Flash
+    gc: Gc
+    latency_us: LatencySet
+    throughput: Throughput
+    lifetime: Lifetime
+    failures: Failures
+    integrity: Integrity
+    run: RunInfo
+    open_channel: NotRequired[OpenChannel]
+    second_writes: NotRequired[SecondWrites]
+    reliability: Reliability
+
+
+def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested summary as one flat dict with dotted keys (`latency_us.write.p99`).
+
+    The one flattening of summaries: sweep rows, `compare` and the plots all name metrics this
+    way. Lists (`reliability.retry_steps_histogram`, `run.warnings`) stay values.
+    """
+    out: dict[str, Any] = {}
+    for k, v in summary.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(flatten_summary(v, key))
+        else:
+            out[key] = v
+    return out
