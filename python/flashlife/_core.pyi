@@ -4,7 +4,7 @@ The public API is the Python package (`flashlife.run`, `flashlife.resume`, ...),
 these raw strings into dicts and DataFrames.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypedDict
 
 __version__: str
@@ -35,11 +35,12 @@ def run(
     overrides: Sequence[str] = ...,
     out_dir: str | None = None,
     overwrite: bool = False,
+    progress: Callable[[float, int, str], object] | None = None,
 ) -> RawRun:
     """Run the configuration layered from `preset`, `files` (in order), `toml_text` and
     `key=value` `overrides`; with `out_dir`, write the run's files and checkpoint there."""
 
-def resume(out_dir: str) -> RawRun:
+def resume(out_dir: str, progress: Callable[[float, int, str], object] | None = None) -> RawRun:
     """Go on with the interrupted run whose checkpoint is in `out_dir`."""
 
 def resolve_config(

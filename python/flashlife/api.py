@@ -8,7 +8,7 @@ import math
 import operator
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -231,6 +231,7 @@ def run(
     overrides: Mapping[str, Any] | Sequence[str] | None = None,
     out_dir: str | os.PathLike | None = None,
     overwrite: bool = False,
+    progress: Callable[[float, int, str], None] | None = None,
 ) -> Result:
     """Run one simulation.
 
@@ -248,12 +249,21 @@ def run(
     infinity raises ValueError naming the key, and so do a non-integral seed and an override
     string holding a line break; a bool seed, a str `overrides` or a value of another type
     raises TypeError.
+    progress: called about every 100 ms while the run moves on, with `(fraction, requests,
+    label)` (the share of the stop condition reached, the requests served, what the share
+    measures: "done" or "life used"); `flashlife.progress.ProgressReport` draws a bar. An
+    exception it raises stops the run as Ctrl-C does.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
-    return _run_layers(_layers(config, workload, until, seed, overrides), out_dir, overwrite)
+    return _run_layers(_layers(config, workload, until, seed, overrides), out_dir, overwrite, progress)
 
 
-def _run_layers(layers: _Layers, out_dir: str | os.PathLike | None = None, overwrite: bool = False) -> Result:
+def _run_layers(
+    layers: _Layers,
+    out_dir: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    progress: Callable[[float, int, str], None] | None = None,
+) -> Result:
     """`run` once its arguments are layers. The command line comes in here: its `--preset`
     with a configuration file on top, and its trace path as given, are layers that `run`'s
     single `config` argument cannot express."""
@@ -263,18 +273,19 @@ def _run_layers(layers: _Layers, out_dir: str | os.PathLike | None = None, overw
         overrides=layers["overrides"],
         out_dir=None if out_dir is None else os.fspath(out_dir),
         overwrite=bool(overwrite),
+        progress=progress,
     )
     return _result(raw)
 
 
-def resume(out_dir: str | os.PathLike) -> Result:
+def resume(out_dir: str | os.PathLike, progress: Callable[[float, int, str], None] | None = None) -> Result:
     """Go on with the interrupted run whose checkpoint (`checkpoint.bin`) is in `out_dir`.
 
     The result is the one the run would have had uninterrupted (apart from the process's wall
     time and memory). A missing, truncated, corrupt or foreign checkpoint raises
     FlashlifeError, and nothing in the folder changes.
     """
-    return _result(_core.resume(os.fspath(out_dir)))
+    return _result(_core.resume(os.fspath(out_dir), progress=progress))
 
 
 def _result(raw: RawRun) -> Result:

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import FlashlifeError, __version__, presets, resume, trace_stats
 from .api import _config_toml, _Layers, _layers, _run_layers, _toml_literal
+from .progress import ProgressReport
 
 
 def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:
@@ -52,6 +53,15 @@ def _layer_args(args: argparse.Namespace) -> _Layers:
     return layers
 
 
+def _progress_mode(config_toml: str) -> str:
+    """`run.progress` of a run folder's recorded configuration (`auto` where there is none)."""
+    try:
+        with open(config_toml, "rb") as f:
+            return str(tomllib.load(f)["run"]["progress"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "auto"
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.resume:
         given = [args.config, args.preset, args.trace, args.format, args.until, args.seed]
@@ -65,11 +75,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.overwrite:
             raise ValueError("--resume goes on with the run in DIR: --overwrite would discard it")
         args.out = args.resume
-        result = resume(args.resume)
+        report = ProgressReport(_progress_mode(os.path.join(args.resume, "partial", "config.toml")))
+        try:
+            result = resume(args.resume, progress=report)
+        finally:
+            report.close()
     else:
         if not args.out:
             raise ValueError("run needs --out DIR (or --resume DIR to go on with an interrupted run)")
-        result = _run_layers(_layer_args(args), out_dir=args.out, overwrite=args.overwrite)
+        layers = _layer_args(args)
+        report = ProgressReport(tomllib.loads(_config_toml(layers))["run"]["progress"])
+        try:
+            result = _run_layers(layers, out_dir=args.out, overwrite=args.overwrite, progress=report)
+        finally:
+            report.close()
     if args.json:
         print(result.summary_json)  # the core's text, not a re-encoding of the dict
     elif not args.quiet:
