@@ -10,7 +10,7 @@
 //! 7.9 bytes per physical 4 KiB page on `bench-16g`, `docs/performance.md`), not of
 //! allocator overheads, so the limit keeps a margin.
 
-use crate::config::{parse_bytes, Config};
+use crate::config::{Config, MemoryLimit};
 use crate::error::{Error, Result};
 use crate::ftl::Layout;
 
@@ -50,15 +50,11 @@ pub fn estimate(cfg: &Config) -> Result<u64> {
 /// The limit `run.memory_limit` sets, in bytes: `auto` is the memory the machine has
 /// available now, `off` none.
 pub fn limit(cfg: &Config) -> Result<Option<u64>> {
-    let s = cfg.run.memory_limit.trim();
-    match s {
-        "off" => Ok(None),
-        "auto" => Ok(available_memory()),
-        _ => parse_bytes(s, 0)
-            .filter(|&b| b > 0)
-            .map(Some)
-            .ok_or_else(|| Error::config("run.memory_limit", s, "auto, off, or a positive byte count such as 16GiB")),
-    }
+    Ok(match cfg.run.memory_limit()? {
+        MemoryLimit::Off => None,
+        MemoryLimit::Auto => available_memory(),
+        MemoryLimit::Bytes(b) => Some(b),
+    })
 }
 
 /// Refuse a configuration whose estimate exceeds the limit, naming both.
@@ -67,7 +63,7 @@ pub fn check(cfg: &Config) -> Result<()> {
     let need = estimate(cfg)?;
     if need > limit {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        let source = if cfg.run.memory_limit.trim() == "auto" { "available on this machine" } else { "allowed" };
+        let source = if cfg.run.memory_limit()? == MemoryLimit::Auto { "available on this machine" } else { "allowed" };
         return Err(Error::config(
             "run.memory_limit",
             &cfg.run.memory_limit,

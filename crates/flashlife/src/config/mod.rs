@@ -9,6 +9,7 @@
 mod layers;
 pub mod presets;
 pub mod reliability;
+mod zombie;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,8 +19,8 @@ pub use reliability::{ReadHint, ReliabilityConfig};
 use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
-use crate::techniques::zombie::ZombieConfig;
 use crate::workload::WorkloadConfig;
+pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -408,7 +409,27 @@ impl Default for RunConfig {
     }
 }
 
+/// What `run.memory_limit` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// What the machine has available when the run starts.
+    Auto,
+    Off,
+    Bytes(u64),
+}
+
 impl RunConfig {
+    /// `run.memory_limit`, parsed.
+    pub fn memory_limit(&self) -> Result<MemoryLimit> {
+        match self.memory_limit.trim() {
+            "auto" => Ok(MemoryLimit::Auto),
+            "off" => Ok(MemoryLimit::Off),
+            s => parse_bytes(s, 0).filter(|&b| b > 0).map(MemoryLimit::Bytes).ok_or_else(|| {
+                Error::config("run.memory_limit", s, "auto, off, or a positive byte count such as 16GiB")
+            }),
+        }
+    }
+
     /// The periodic checkpoint interval, `None` when off.
     pub fn checkpoint_interval(&self, logical_bytes: u64) -> Result<Option<Interval>> {
         let s = self.checkpoint_every.trim();
@@ -899,7 +920,7 @@ impl Config {
             ));
         }
         one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
-        crate::budget::limit(self)?;
+        self.run.memory_limit()?;
         self.reusable.validate(self)?;
         self.reliability.validate()?;
         Ok(())

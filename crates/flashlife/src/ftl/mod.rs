@@ -24,7 +24,6 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
-use crate::techniques::zombie::{DropBit, ZombieVictim};
 use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
 use fastdiv::Divisor;
 use oracle::Oracle;
@@ -264,9 +263,20 @@ impl Layout {
     }
 }
 
+/// Policies a technique puts into the FTL in place of the baseline's (built by the technique
+/// registry, `techniques::ftl_plugins`): the FTL names no technique itself.
+#[derive(Default)]
+pub struct Plugins {
+    /// GC victim choice for a `gc.victim` the baseline does not know.
+    pub victim: Option<Box<dyn VictimPolicy>>,
+    /// What a worn-out block becomes (baseline: retired).
+    pub end_of_life: Option<Box<dyn EndOfLifePolicy>>,
+}
+
 impl Ftl {
-    /// Build the FTL, its flash array and engine, for a validated configuration.
-    pub fn new(cfg: &Config, flash: FlashArray, engine: Engine) -> Result<Ftl> {
+    /// Build the FTL, its flash array and engine, for a validated configuration, with the
+    /// techniques' `plugins` in place of the baseline's policies.
+    pub fn new(cfg: &Config, flash: FlashArray, engine: Engine, plugins: Plugins) -> Result<Ftl> {
         let geo = flash.geo;
         let layout = Layout::of(cfg)?;
         let unit_bytes = layout.unit_bytes;
@@ -300,14 +310,11 @@ impl Ftl {
             })
             .collect();
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
-        let victim: Box<dyn VictimPolicy> = match cfg.gc.victim.as_str() {
-            "zombie" => Box::new(ZombieVictim::new(cfg, &flash, upp_by_mode.map(|u| u * geo.pages_per_block))),
-            name => victim::build(name, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
+        let victim: Box<dyn VictimPolicy> = match plugins.victim {
+            Some(v) => v,
+            None => victim::build(&cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
         };
-        let end_of_life: Box<dyn EndOfLifePolicy> = match cfg.flash.end_of_life.as_str() {
-            "drop_bit" => Box::new(DropBit),
-            _ => Box::new(RetireWornOut),
-        };
+        let end_of_life = plugins.end_of_life.unwrap_or_else(|| Box::new(RetireWornOut));
         let wl: Box<dyn WearLeveling> = if cfg.wear_leveling.enabled {
             Box::new(ThresholdWearLeveling { threshold: cfg.wear_leveling.threshold })
         } else {
@@ -373,7 +380,7 @@ impl Ftl {
         })
     }
 
-    /// Replace the end-of-life policy (ZombieNAND's bit-mode drop).
+    /// Replace the end-of-life policy.
     pub fn set_end_of_life(&mut self, policy: Box<dyn EndOfLifePolicy>) {
         self.end_of_life = policy;
     }

@@ -14,6 +14,7 @@ use crate::ftl::{Ftl, Layout};
 use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
+use crate::techniques;
 use crate::workload::WorkloadContext;
 
 /// The flash array a configuration describes: geometry, wear model, failure model.
@@ -68,13 +69,11 @@ pub(crate) fn build_engine(cfg: &Config, geo: &Geometry) -> Engine {
 pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
     let flash = build_flash(cfg)?;
     let engine = build_engine(cfg, &flash.geo);
-    let mut ftl = Ftl::new(cfg, flash, engine)?;
+    let plugins = techniques::ftl_plugins(cfg, &flash)?;
+    let mut ftl = Ftl::new(cfg, flash, engine, plugins)?;
     let reads = read_model::build(cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
     ftl.set_read_model(reads);
-    if cfg.reusable.enabled {
-        let technique = crate::techniques::reusable::ReusableSsd::new(cfg, &ftl, stream_seed(cfg.seed, "wom"))?;
-        ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
-    }
+    techniques::install(cfg, &mut ftl)?;
     Ok(ftl)
 }
 
