@@ -15,3 +15,17 @@ pub fn stream_seed(master: u64, name: &str) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
+
+/// SplitMix64: a fast, well-mixed 64-bit hash (Steele, Lea and Flood, OOPSLA 2014).
+#[inline]
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A seed for a numbered sub-stream of `seed` (changing one stream never shifts another).
+pub fn derive_seed(seed: u64, tag: u64) -> u64 {
+    splitmix64(seed ^ splitmix64(tag))
+}

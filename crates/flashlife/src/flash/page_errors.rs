@@ -31,20 +31,13 @@ use rand_pcg::Pcg64Mcg;
 
 use super::failure::FailureModel;
 use super::rber::{lognormal_mu_for_mode, page_failure_mode};
+use crate::seeds::splitmix64;
 
 /// The six RBER inputs of the paper's evaluation (Figure 4).
 pub const PAPER_RBERS: [f64; 6] = [1e-12, 5e-12, 1e-11, 3e-11, 5e-11, 1e-10];
 
 /// Largest |z| Box-Muller can produce from a uniform of at least 2^-53: sqrt(-2 ln 2^-53) = 8.57.
 const Z_MAX: f64 = 8.6;
-
-#[inline]
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// A uniform in (0, 1] from the top 53 bits of `x`.
 #[inline]

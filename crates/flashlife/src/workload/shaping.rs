@@ -13,15 +13,11 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
 
-use super::synthetic::splitmix64;
 use super::trace::{TraceCounters, TraceReader};
 use super::{ArrivalConfig, HostRequest, IoKind, TraceConfig, Workload, WorkloadContext};
 use crate::error::{Error, Result};
 
-/// A seed for a named sub-stream of `seed` (changing one stream never shifts another).
-pub fn derive_seed(seed: u64, tag: u64) -> u64 {
-    splitmix64(seed ^ splitmix64(tag))
-}
+pub use crate::seeds::derive_seed;
 
 /// Build the shaped trace workload of `[workload.trace]`.
 pub fn build_trace(cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn Workload>> {

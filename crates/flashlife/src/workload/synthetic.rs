@@ -5,10 +5,10 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use super::shaping::derive_seed;
 use super::zipf::ZipfSampler;
 use super::{HostRequest, IoKind, Workload, WorkloadConfig, WorkloadContext};
 use crate::error::{Error, Result};
+use crate::seeds::{derive_seed, splitmix64};
 
 /// A fixed, seeded bijection of `0..n`, cheap to evaluate (no table): a few rounds of
 /// odd multiplication, xor-shift and addition modulo the next power of two, each a
@@ -53,14 +53,6 @@ impl Permutation {
         }
         y
     }
-}
-
-/// SplitMix64 finaliser: a fast, well-mixed 64-bit hash.
-pub(crate) fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Request sizes: one fixed size, or a weighted list.

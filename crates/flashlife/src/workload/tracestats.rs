@@ -13,10 +13,10 @@ use std::path::Path;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::synthetic::splitmix64;
 use super::trace::{TraceCounters, TraceReader};
 use super::{IoKind, TraceConfig, Workload};
 use crate::error::{Error, Result};
+use crate::seeds::splitmix64;
 
 /// Granularity of address statistics.
 pub const PAGE_BYTES: u64 = 4096;
