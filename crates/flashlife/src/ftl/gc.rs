@@ -1,0 +1,255 @@
+//! Garbage collection: choosing a victim (the victim policy, filtered by wear leveling),
+//! moving its valid units into the GC stream, erasing it; deferred work after a host write
+//! (failed blocks, cold blocks); background cleaning in idle windows.
+
+use super::*;
+
+/// When a pool garbage-collects: GC starts when free blocks fall below the low watermark
+/// (or down to the reserve, for tiny pools) and runs until the high watermark, interleaved
+/// with host writes: each host block opened meanwhile is paid for by cleaning until one
+/// more block is free. Shared by the device FTL and the open-channel host FTL.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct GcWatermarks {
+    pub low: usize,
+    pub high: usize,
+    collecting: bool,
+}
+
+impl GcWatermarks {
+    pub fn new(low: usize, high: usize) -> Self {
+        GcWatermarks { low, high, collecting: false }
+    }
+
+    /// Free blocks to clean up to before a host block is taken from a pool with `free` free
+    /// blocks, `reserve` of which host writes never take; `None` when no GC is due.
+    #[inline]
+    pub fn target(&mut self, free: usize, reserve: usize) -> Option<usize> {
+        if free < self.low || free <= reserve + 1 {
+            self.collecting = true;
+        }
+        self.collecting.then(|| (free + 1).min(self.high).max(reserve + 1))
+    }
+
+    /// After cleaning: GC stops once the high watermark is reached.
+    #[inline]
+    pub fn cleaned(&mut self, free: usize) {
+        if free >= self.high {
+            self.collecting = false;
+        }
+    }
+}
+
+impl Ftl {
+    /// Move every valid unit of `block` into its pool's GC stream. Units of `buffered` (a
+    /// page whose program failed) come from the controller, not the flash. Returns when the
+    /// last moved page is programmed.
+    pub(super) fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause) -> u64 {
+        let plane = self.geo.plane_of_block(block);
+        let upp = self.upp_by_mode[self.flash.mode(block).index()];
+        let base = block * self.slots_per_block;
+        let mut done = ready;
+        // Map entries of the units `ahead` pages on are requested before they are needed.
+        let ahead = prefetch::GC_PREFETCH_UNITS.div_ceil(upp.max(1));
+        for page in 0..ahead.min(self.geo.pages_per_block) {
+            self.prefetch_page_map(base + page * self.max_upp, upp);
+        }
+        for page in 0..self.geo.pages_per_block {
+            if self.valid[block as usize] == 0 {
+                break;
+            }
+            if page + ahead < self.geo.pages_per_block {
+                self.prefetch_page_map(base + (page + ahead) * self.max_upp, upp);
+            }
+            let first = base + page * self.max_upp;
+            let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
+            if n == 0 {
+                continue;
+            }
+            let data_ready = if buffered == Some(page) {
+                ready
+            } else if self.sw.as_ref().is_some_and(|sw| sw.is_second(first)) {
+                self.read_second(first, ready, cause)
+            } else {
+                self.read_page(block * self.geo.pages_per_block + page, n, ready, cause)
+            };
+            for s in 0..upp {
+                let from = first + s;
+                let lpn = self.p2l[from as usize];
+                if lpn == UNMAPPED {
+                    continue;
+                }
+                done = done.max(self.move_unit(lpn, from, plane, data_ready, cause));
+                if self.death.is_some() {
+                    return done;
+                }
+            }
+        }
+        done
+    }
+
+    /// Move one unit from slot `from` to `plane`'s GC stream.
+    pub(super) fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
+        let b = self.block_of(from);
+        // A second-written unit leaves both halves; the oracle knows it by its first half.
+        let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
+        self.p2l[from as usize] = UNMAPPED;
+        self.note_page_invalid(b);
+        self.valid[b as usize] -= 1;
+        self.l2p[lpn as usize] = UNMAPPED;
+        self.relocations += 1;
+        if self.relocation_fault == Some(self.relocations) {
+            return ready; // the deliberate bug: the unit is dropped
+        }
+        // Data stays in its plane when it can (copy-back friendly); a plane that has lost
+        // too many blocks to hold its share sends it to another plane instead.
+        let planes = self.geo.planes();
+        for target in (0..planes).map(|i| (plane + i) % planes) {
+            if let Some((to, programmed)) = self.place(target, Stream::Gc, lpn, ready, cause) {
+                if let Some(o) = &mut self.oracle {
+                    o.relocate(lpn, oracle_from, lpn, to);
+                }
+                return programmed.unwrap_or(ready);
+            }
+        }
+        self.die(format!("no free block in any plane to move data from plane {plane} into"));
+        ready
+    }
+
+    /// Garbage-collect `plane` until it has `target` free blocks or nothing can be gained.
+    pub(super) fn collect(&mut self, plane: u32, ready: u64, target: usize) -> u64 {
+        if self.in_gc {
+            return ready;
+        }
+        if let Some(mut t) = self.technique.take() {
+            self.in_gc = true;
+            let done = t.collect(self, plane, ready, target);
+            self.technique = Some(t);
+            self.in_gc = false;
+            return done;
+        }
+        self.in_gc = true;
+        let mut done = ready;
+        // Policies that do not pick the emptiest block (FIFO, random) may pick one with no
+        // invalid data: cleaning it gains nothing but moves the log on. Give up after a whole
+        // pool's worth of such picks in a row.
+        let mut fruitless = 0;
+        while self.pools[plane as usize].free.len() < target && self.death.is_none() {
+            let Some(v) = self.select_victim(plane) else { break };
+            let valid = self.valid[v as usize];
+            if valid >= self.capacity[v as usize] {
+                fruitless += 1;
+                if self.victim.chooses_least_valid() || fruitless > self.geo.blocks_per_plane {
+                    break; // nothing to gain: every candidate is full of valid data
+                }
+            } else {
+                fruitless = 0;
+            }
+            done = done.max(self.clean(v, plane, ready, Cause::Gc));
+            self.counters.gc_victims += 1;
+            self.counters.gc_valid_moved += valid as u64;
+        }
+        self.in_gc = false;
+        done
+    }
+
+    /// The GC victim of `plane`: the victim policy's choice among the blocks wear leveling
+    /// accepts, unless that choice frees nothing while another block would.
+    pub(crate) fn select_victim(&mut self, plane: u32) -> Option<u32> {
+        let wear = self.pool_wear(plane);
+        let view = VictimView {
+            valid: &self.valid,
+            capacity: &self.capacity,
+            closed_seq: &self.closed_seq,
+            now_seq: self.seq,
+        };
+        let (wl, flash) = (&self.wl, &self.flash);
+        let mut refused = false;
+        let mut accept = |b: u32| {
+            let ok = wl.accept_victim(flash.erase_count(b), wear);
+            refused |= !ok;
+            ok
+        };
+        let v = self.victim.select(plane, &view, &mut accept)?;
+        if self.valid[v as usize] >= self.capacity[v as usize] && (refused || self.victim.chooses_least_valid()) {
+            // The choice frees nothing, yet another block may: wear leveling may have turned
+            // down every block with invalid data (the worn, hot ones), or blocks differ in
+            // capacity (bit modes, bad pages) so the fewest valid units is not the most
+            // invalid space. Space comes first: take the block that frees most. A rare event,
+            // so a scan of the pool is fine.
+            return Some(self.most_invalid_full_block(plane).unwrap_or(v));
+        }
+        Some(v)
+    }
+
+    /// The full block of `plane` with the most invalid units, if any has some.
+    pub(super) fn most_invalid_full_block(&self, plane: u32) -> Option<u32> {
+        let lo = plane * self.geo.blocks_per_plane;
+        (lo..lo + self.geo.blocks_per_plane)
+            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .map(|b| (self.capacity[b as usize].saturating_sub(self.valid[b as usize]), b))
+            .filter(|&(free, _)| free > 0)
+            .max()
+            .map(|(_, b)| b)
+    }
+
+    /// Move a full block's data away and erase it.
+    pub(super) fn clean(&mut self, block: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
+        self.victim.remove(block, plane, self.valid[block as usize]);
+        self.state[block as usize] = BlockState::Cleaning;
+        let moved = self.relocate_block(block, None, ready, cause);
+        if self.death.is_some() {
+            return moved;
+        }
+        self.erase_block(block, ready, cause).max(moved)
+    }
+
+    /// Finish deferred work: blocks that failed a program are emptied and retired, cold
+    /// blocks are moved. Returns when the work finishes.
+    pub(super) fn settle(&mut self, ready: u64) -> u64 {
+        let mut done = self.rehome_skipped(ready);
+        while let Some((block, buffered)) = self.retire_queue.pop() {
+            // Make room first: the failed block's data needs somewhere to go.
+            let plane = self.geo.plane_of_block(block);
+            done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS));
+            done = done.max(self.relocate_block(block, buffered, ready, Cause::BadBlock));
+            self.retire(block);
+            if self.death.is_some() {
+                return done;
+            }
+        }
+        while let Some(block) = self.cold_queue.pop() {
+            if self.state[block as usize] == BlockState::Full && self.death.is_none() {
+                let plane = self.geo.plane_of_block(block);
+                done = done.max(self.clean(block, plane, ready, Cause::WearLeveling));
+            }
+        }
+        done.max(self.rehome_skipped(ready))
+    }
+
+    /// Background work in an idle window: clean pools below their high watermark.
+    ///
+    /// A plane is cleaned one victim at a time, and only while its die would be free before
+    /// the window closes, so background work does not run into the next host command's time
+    /// (a victim started near the end may still overrun: GC is not preempted).
+    pub fn idle(&mut self, from: u64, until: u64) {
+        if !self.background_gc {
+            return;
+        }
+        for plane in 0..self.geo.planes() {
+            let die = self.geo.die_of_plane(plane);
+            loop {
+                let p = &self.pools[plane as usize];
+                let free = p.free.len();
+                if free >= p.marks.high || self.engine.die_free_at(die).max(from) >= until || self.death.is_some() {
+                    break;
+                }
+                let start = self.engine.die_free_at(die).max(from);
+                self.collect(plane, start, free + 1);
+                if self.pools[plane as usize].free.len() <= free {
+                    break; // nothing more to gain here
+                }
+            }
+        }
+        self.settle(from);
+    }
+}

@@ -1,0 +1,66 @@
+//! Maintenance besides GC: read reclaim (rewriting blocks the read model flags) and static
+//! wear leveling (moving cold data off little-worn blocks).
+
+use super::*;
+
+impl Ftl {
+    /// Rewrite the blocks the reclaim policy asked for: move their valid data into the GC
+    /// stream and erase them (all counted under `Cause::Reclaim`).
+    pub(super) fn reclaim_pending(&mut self, ready: u64) -> u64 {
+        let mut done = ready;
+        while let Some(block) = self.reclaim_queue.pop() {
+            if self.death.is_some() || self.in_gc {
+                self.reclaim_queue.clear();
+                break;
+            }
+            let plane = self.geo.plane_of_block(block);
+            if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
+                // Make room first, as for a failed block: the data needs somewhere to go.
+                done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS + 1));
+            }
+            done = done.max(self.reclaim_block(block, plane, ready));
+        }
+        done
+    }
+
+    /// Reclaim one block: a full one is cleaned; an open one (a read-only workload never fills
+    /// it) is closed first, its buffered page's units coming from the controller.
+    pub(super) fn reclaim_block(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
+        match self.state[block as usize] {
+            BlockState::Full => {
+                self.counters.reclaimed_blocks += 1;
+                self.clean(block, plane, ready, Cause::Reclaim)
+            }
+            BlockState::Open => {
+                let pool = &mut self.pools[plane as usize];
+                let Some(stream) = (0..2).find(|&s| pool.active[s].block == block) else {
+                    return ready;
+                };
+                let a = pool.active[stream];
+                pool.active[stream] = Active::CLOSED;
+                self.state[block as usize] = BlockState::Cleaning;
+                self.counters.reclaimed_blocks += 1;
+                let moved = self.relocate_block(block, (a.slot > 0).then_some(a.page), ready, Cause::Reclaim);
+                if self.death.is_some() {
+                    return moved;
+                }
+                self.erase_block(block, ready, Cause::Reclaim).max(moved)
+            }
+            _ => ready,
+        }
+    }
+
+    /// Static wear leveling: find the pool's least-erased full block and queue it for a move
+    /// when the policy says it lags too far behind.
+    pub(super) fn check_cold(&mut self, plane: u32) {
+        let lo = plane * self.geo.blocks_per_plane;
+        let coldest = (lo..lo + self.geo.blocks_per_plane)
+            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .min_by_key(|&b| self.flash.erase_count(b));
+        if let Some(b) = coldest {
+            if self.wl.migrate_cold(self.flash.erase_count(b), self.pool_wear(plane)) && !self.cold_queue.contains(&b) {
+                self.cold_queue.push(b);
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Host and internal reads: runs of units on one page are sensed once; the read model
+//! decides retries, uncorrectable pages and reclaim requests.
+
+use super::*;
+
+impl Ftl {
+    /// Read `units` mapping units from `first`, issued at `ready`. Returns when the last
+    /// page's data has crossed its channel.
+    pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let mut done = ready;
+        let mut run_page = NONE; // (block * pages + page) of the current run of units
+        let mut run_units = 0u32;
+        for lpn in first..first + units {
+            let slot = self.l2p[lpn as usize];
+            if slot == UNMAPPED {
+                self.counters.unmapped_reads += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.check("read", lpn, 0, UNMAPPED);
+                }
+                continue;
+            }
+            if let Some(o) = &mut self.oracle {
+                o.check("read", lpn, slot, self.p2l[slot as usize]);
+            }
+            if self.sw.as_ref().is_some_and(|sw| sw.is_second(slot)) {
+                self.counters.second.paired_host_reads += 1;
+                done = done.max(self.read_second(slot, ready, Cause::Host));
+                continue;
+            }
+            let block = self.block_of(slot);
+            let page = self.page_of(slot);
+            let key = block * self.geo.pages_per_block + page;
+            if key == run_page {
+                run_units += 1;
+                continue;
+            }
+            if run_page != NONE {
+                done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
+            }
+            run_page = key;
+            run_units = 1;
+        }
+        if run_page != NONE {
+            done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
+        }
+        if !self.reclaim_queue.is_empty() {
+            // The rewrite starts once the read is served: it delays later requests, not this one.
+            self.reclaim_pending(done);
+        }
+        done
+    }
+
+    /// A host read carrying its stream tag, which hint commands may give a latency budget, and
+    /// its own latency budget in us (`budget_us`, 0 = none), which wins over hint commands.
+    pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+        self.reads.begin_host_read(first, units, stream, budget_us);
+        self.read(first, units, ready)
+    }
+
+    /// Sense one page and move `units` of its units over the channel; pages not yet
+    /// programmed are served from the controller's buffer.
+    pub(super) fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
+        let (block, page) = self.div.pages_per_block.div_rem(key);
+        if page >= self.flash.next_page(block) && self.state[block as usize] == BlockState::Open {
+            self.counters.buffer_hits += 1;
+            return ready;
+        }
+        let mode = self.flash.mode(block);
+        let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
+        self.counters.page_reads.add(cause, 1);
+        let die = self.die_of_block(block);
+        let (sense_ns, bytes) = (self.flash.read_ns(mode, page), units as u64 * self.unit_bytes);
+        // Every attempt (the first read, then each retry step) senses and transfers again.
+        let mut done = ready;
+        for _ in 0..=outcome.steps {
+            self.flash.read(block);
+            done = self.engine.read(die, done, sense_ns, bytes);
+        }
+        if outcome.steps > 0 {
+            self.counters.read_retries.add(cause, outcome.steps as u64);
+        }
+        if outcome.uncorrectable {
+            self.lose_page(block, page);
+        }
+        if outcome.reclaim && !self.reclaim_queue.contains(&block) {
+            self.reclaim_queue.push(block);
+        }
+        done
+    }
+
+    /// An uncorrectable read: the page's units are lost.
+    pub(super) fn lose_page(&mut self, block: u32, page: u32) {
+        self.counters.uncorrectable_reads += 1;
+        if let Some(o) = &mut self.oracle {
+            let first = block * self.slots_per_block + page * self.max_upp;
+            for slot in first..first + self.max_upp {
+                if self.p2l[slot as usize] != UNMAPPED {
+                    o.lose(slot);
+                }
+            }
+        }
+    }
+}
