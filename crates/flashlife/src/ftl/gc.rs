@@ -40,51 +40,12 @@ impl GcWatermarks {
 }
 
 impl Ftl {
-    /// Move every valid unit of `block` into its pool's GC stream. Units of `buffered` (a
-    /// page whose program failed) come from the controller, not the flash. Returns when the
-    /// last moved page is programmed.
+    /// Move every valid unit of `block` into its pool's GC stream (no erase). Units of
+    /// `buffered` (a page whose program failed) come from the controller, not the flash.
+    /// Returns when the last moved page is programmed.
     pub(super) fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause) -> u64 {
-        let plane = self.geo.plane_of_block(block);
-        let upp = self.upp_by_mode[self.flash.mode(block).index()];
-        let base = block * self.slots_per_block;
-        let mut done = ready;
-        // Map entries of the units `ahead` pages on are requested before they are needed.
-        let ahead = prefetch::GC_PREFETCH_UNITS.div_ceil(upp.max(1));
-        for page in 0..ahead.min(self.geo.pages_per_block) {
-            self.prefetch_page_map(base + page * self.max_upp, upp);
-        }
-        for page in 0..self.geo.pages_per_block {
-            if self.valid[block as usize] == 0 {
-                break;
-            }
-            if page + ahead < self.geo.pages_per_block {
-                self.prefetch_page_map(base + (page + ahead) * self.max_upp, upp);
-            }
-            let first = base + page * self.max_upp;
-            let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
-            if n == 0 {
-                continue;
-            }
-            let data_ready = if buffered == Some(page) {
-                ready
-            } else if self.sw.as_ref().is_some_and(|sw| sw.is_second(first)) {
-                self.read_second(first, ready, cause)
-            } else {
-                self.read_page(block * self.geo.pages_per_block + page, n, ready, cause)
-            };
-            for s in 0..upp {
-                let from = first + s;
-                let lpn = self.p2l[from as usize];
-                if lpn == UNMAPPED {
-                    continue;
-                }
-                done = done.max(self.move_unit(lpn, from, plane, data_ready, cause));
-                if self.death.is_some() {
-                    return done;
-                }
-            }
-        }
-        done
+        let job = self.start_job(block, buffered, ready, cause, false);
+        self.run_job(job)
     }
 
     /// Move one unit from slot `from` to `plane`'s GC stream.
@@ -196,11 +157,8 @@ impl Ftl {
     pub(super) fn clean(&mut self, block: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
         self.victim.remove(block, plane, self.valid[block as usize]);
         self.state[block as usize] = BlockState::Cleaning;
-        let moved = self.relocate_block(block, None, ready, cause);
-        if self.death.is_some() {
-            return moved;
-        }
-        self.erase_block(block, ready, cause).max(moved)
+        let job = self.start_job(block, None, ready, cause, true);
+        self.run_job(job)
     }
 
     /// Finish deferred work: blocks that failed a program are emptied and retired, cold

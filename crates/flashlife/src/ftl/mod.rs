@@ -12,6 +12,7 @@ pub mod bad_block;
 mod blocks;
 mod fastdiv;
 mod gc;
+mod gc_job;
 mod maintenance;
 mod mapping;
 pub mod oracle;
