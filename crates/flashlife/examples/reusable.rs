@@ -28,7 +28,7 @@ fn run() -> flashlife::Result<()> {
         }
     }
     let mut cfg = b.build()?;
-    cfg.run.progress = "off".into();
+    cfg.run.progress = flashlife::config::ProgressMode::Off;
     let out = Simulator::new(cfg)?.run()?;
     let s = &out.summary;
     let f = &s.flash;

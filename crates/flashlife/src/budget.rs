@@ -10,7 +10,7 @@
 //! 7.9 bytes per physical 4 KiB page on `bench-16g`, `docs/performance.md`), not of
 //! allocator overheads, so the limit keeps a margin.
 
-use crate::config::{Config, MemoryLimit};
+use crate::config::{Config, Interface, MemoryLimit};
 use crate::error::{Error, Result};
 use crate::ftl::Layout;
 
@@ -22,8 +22,11 @@ const FIXED: u64 = 64 << 20;
 
 /// The memory a run of `cfg` needs, in bytes (an upper estimate; see the module notes).
 pub fn estimate(cfg: &Config) -> Result<u64> {
-    let layout =
-        if cfg.host.interface == "open_channel" { crate::host::open_channel::layout(cfg)? } else { Layout::of(cfg)? };
+    let layout = if cfg.host.interface == Interface::OpenChannel {
+        crate::host::open_channel::layout(cfg)?
+    } else {
+        Layout::of(cfg)?
+    };
     let g = &cfg.geometry;
     let blocks = [g.channels, g.ways, g.dies, g.planes, g.blocks_per_plane]
         .iter()
@@ -42,7 +45,8 @@ pub fn estimate(cfg: &Config) -> Result<u64> {
         // A hash map entry (key, value, control byte, load factor) per folded unit at most.
         per_unit += 24 * logical;
     }
-    let buffer = if cfg.host.interface == "open_channel" { cfg.open_channel.write_buffer_kib * 1024 } else { 0 };
+    let buffer =
+        if cfg.host.interface == Interface::OpenChannel { cfg.open_channel.write_buffer_kib * 1024 } else { 0 };
     let queue = 16 * cfg.host.queue_depth as u64;
     Ok(FIXED + per_unit + PER_BLOCK * blocks + buffer + queue)
 }

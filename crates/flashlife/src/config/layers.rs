@@ -141,6 +141,18 @@ fn type_error(e: &serde_path_to_error::Error<toml::de::Error>) -> Error {
     if key.is_empty() || key == "." {
         return Error::Run(format!("config: {msg}"));
     }
+    // serde says "unknown variant `greddy`, expected one of `greedy`, `fifo`, ...": the
+    // names a key takes, with the closest as a suggestion.
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        if let Some((value, expected)) = rest.split_once("`, expected ") {
+            let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            let mut e = Error::config(key, format!("\"{value}\""), format!("one of: {}", names.join(", ")));
+            if let Error::Config { suggestion, .. } = &mut e {
+                *suggestion = closest(value, names.iter().copied());
+            }
+            return e;
+        }
+    }
     // serde says "invalid type: string \"four\", expected u32": the value, then what fits.
     match msg.split_once(", expected ") {
         Some((got, expected)) => Error::config(key, got.trim_start_matches("invalid type: "), expected),
@@ -231,6 +243,14 @@ mod tests {
         let e = ConfigBuilder::new().set("host.queue_depth=\"four\"").unwrap().build().unwrap_err().to_string();
         assert!(e.contains("host.queue_depth"), "{e}");
         assert!(e.contains("four") && e.contains("u32"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_names_and_suggests_one() {
+        let e = ConfigBuilder::new().set("gc.victim=\"greddy\"").unwrap().build().unwrap_err().to_string();
+        assert!(e.contains("gc.victim = \"greddy\""), "{e}");
+        assert!(e.contains("one of: greedy, fifo, cost_benefit, random, zombie"), "{e}");
+        assert!(e.contains("did you mean `greedy`"), "{e}");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! defaults of its other keys. Unknown keys are rejected with a suggestion; ranges are
 //! checked by [`Config::validate`].
 
+mod choices;
 mod layers;
 pub mod presets;
 pub mod reliability;
@@ -20,6 +21,10 @@ use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
+pub use choices::{
+    Arrivals, DevicePolicy, EndOfLife, FailureSource, Interface, OnProgramFailure, Precondition, ProgressMode,
+    VictimKind, WearModelKind, WriteCompletion,
+};
 pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.
@@ -105,11 +110,11 @@ pub struct FlashConfig {
     /// Wear model: `fixed` (a P/E limit per mode, `flash.<mode>.pe_limit`) or `oxide`
     /// (ZombieNAND's oxide-stress model, parameters in `[flash.wear]`; the trapped charge
     /// carries over across a bit-mode change).
-    pub wear_model: String,
+    pub wear_model: WearModelKind,
     /// What happens to a block found worn out at erase: `retire`, or `drop_bit` (ZombieNAND:
     /// the block continues with one bit per cell fewer, TLC -> MLC -> SLC; a worn-out SLC
     /// block retires). With `drop_bit` the mapping unit defaults to the SLC page.
-    pub end_of_life: String,
+    pub end_of_life: EndOfLife,
     /// Oxide-stress wear model parameters, for `wear_model = "oxide"` (see `docs/models/wear.md`).
     pub wear: OxideParams,
     pub slc: ModeParams,
@@ -124,8 +129,8 @@ impl Default for FlashConfig {
             bit_mode: BitMode::Tlc,
             page_size: 16384,
             channel_mb_per_s: 400.0,
-            wear_model: "fixed".into(),
-            end_of_life: "retire".into(),
+            wear_model: WearModelKind::Fixed,
+            end_of_life: EndOfLife::Retire,
             wear: OxideParams::default(),
             slc: ModeParams::default_for(BitMode::Slc),
             mlc: ModeParams::default_for(BitMode::Mlc),
@@ -205,11 +210,11 @@ pub struct HostConfig {
     /// Where the FTL runs: `block` (inside the drive, LBA commands) or `open_channel` (a
     /// pblk-like host FTL sending physical reads, writes and erases to a device with a
     /// write buffer and a program-failure manager, see `[open_channel]`).
-    pub interface: String,
+    pub interface: Interface,
     /// Request issue: `closed` (queue-depth closed loop, unless the workload itself is
     /// open-loop) or `timestamps` (open loop at each request's arrival time; gaps with
     /// nothing outstanding are idle time for background work).
-    pub arrivals: String,
+    pub arrivals: Arrivals,
 }
 
 impl Default for HostConfig {
@@ -218,8 +223,8 @@ impl Default for HostConfig {
             queue_depth: 32,
             link_mb_per_s: 600.0,
             command_overhead_us: 2.0,
-            interface: "block".into(),
-            arrivals: "closed".into(),
+            interface: Interface::Block,
+            arrivals: Arrivals::Closed,
         }
     }
 }
@@ -233,11 +238,11 @@ pub struct OpenChannelConfig {
     /// the block's written pages are copied to a reserved block in the foreground, then the
     /// program is retried) or `ft_passd` (write-back; retry at once on page 0 of a reserved
     /// block; block map + shift table + open block lists; migration in idle time).
-    pub device_policy: String,
+    pub device_policy: DevicePolicy,
     /// Write completion: `auto` (the policy's: write-through for `ocssd`, write-back for the
     /// FT-PASSD policies), `write_through` (complete after the NAND program) or `write_back`
     /// (complete once the data is in the device buffer, unless the buffer is full).
-    pub write_completion: String,
+    pub write_completion: WriteCompletion,
     /// Device write buffer per way (chip), in KiB; flushed first in, first out.
     pub write_buffer_kib: u64,
     /// Blocks per plane the device keeps as spare for failed programs, never given to the host.
@@ -247,8 +252,8 @@ pub struct OpenChannelConfig {
 impl Default for OpenChannelConfig {
     fn default() -> Self {
         OpenChannelConfig {
-            device_policy: "ft_passd".into(),
-            write_completion: "auto".into(),
+            device_policy: DevicePolicy::FtPassd,
+            write_completion: WriteCompletion::Auto,
             write_buffer_kib: 1024,
             reserved_blocks: 4,
         }
@@ -265,7 +270,7 @@ pub struct FtlConfig {
     pub integrity_oracle: bool,
     /// Start state: `empty`, `full` (every unit written once, sequentially) or `steady`
     /// (full, then `precondition_drive_writes` of uniform random overwrites), in fast-forward.
-    pub precondition: String,
+    pub precondition: Precondition,
     /// Drive writes of random overwrite after the fill, for `precondition = "steady"`.
     pub precondition_drive_writes: f64,
     /// Timing model on; off runs at bookkeeping speed (latencies are then zero).
@@ -277,7 +282,7 @@ impl Default for FtlConfig {
         FtlConfig {
             mapping_unit: 0,
             integrity_oracle: false,
-            precondition: "steady".into(),
+            precondition: Precondition::Steady,
             precondition_drive_writes: 1.0,
             timing: true,
         }
@@ -289,7 +294,7 @@ impl Default for FtlConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct GcConfig {
     /// Victim policy: `greedy`, `fifo`, `cost_benefit` or `random` (d-choices).
-    pub victim: String,
+    pub victim: VictimKind,
     /// For `random`: sample this many candidates and take the one with fewest valid units.
     pub d_choices: u32,
     /// GC starts when a pool's free blocks fall below this fraction of its blocks.
@@ -303,7 +308,13 @@ pub struct GcConfig {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { victim: "greedy".into(), d_choices: 1, low_watermark: 0.01, high_watermark: 0.02, background: true }
+        GcConfig {
+            victim: VictimKind::Greedy,
+            d_choices: 1,
+            low_watermark: 0.01,
+            high_watermark: 0.02,
+            background: true,
+        }
     }
 }
 
@@ -331,7 +342,7 @@ pub struct FailureConfig {
     /// Where program failures come from: `injected` (the rates and places below only) or
     /// `lognormal` (the salvage paper's page error levels, `failures.rber`, `failures.sigma`,
     /// `failures.exposure`; injected failures, if any are set, are added to it).
-    pub model: String,
+    pub model: FailureSource,
     /// For `lognormal`: the raw bit error rate whose page failure probability
     /// `1 - (1 - rber)^(page bits)` is the mode of the page error levels. The salvage paper's
     /// inputs: 1e-12, 5e-12, 1e-11, 3e-11, 5e-11, 1e-10.
@@ -352,7 +363,7 @@ pub struct FailureConfig {
     /// What a failed program does: `retire_block` (move the block's data, retire it) or
     /// `skip_page` (runtime bad-block salvage: record the page in the bad-page history table,
     /// retry the write at the next good page of the block, skip bad pages from then on).
-    pub on_program_failure: String,
+    pub on_program_failure: OnProgramFailure,
     /// The N-th page program of the run fails (1-based, counting programs of every cause
     /// after preconditioning, wherever it lands); 0 = none. One failure at a reproducible
     /// point of a trace (FT-PASSD's Figure 15 setup).
@@ -366,14 +377,14 @@ pub struct FailureConfig {
 impl Default for FailureConfig {
     fn default() -> Self {
         FailureConfig {
-            model: "injected".into(),
+            model: FailureSource::Injected,
             rber: 3e-11,
             sigma: 0.5,
             exposure: 1.0,
             program_fail_rate: 0.0,
             erase_fail_rate: 0.0,
             program_fail_at: Vec::new(),
-            on_program_failure: "retire_block".into(),
+            on_program_failure: OnProgramFailure::RetireBlock,
             program_fail_nth: 0,
             program_fail_nth_random_within: 0,
         }
@@ -388,7 +399,7 @@ pub struct RunConfig {
     /// (e.g. `writes:64GiB`, `writes:3dw` for drive writes), or `end` (end of a finite trace).
     pub until: String,
     /// Progress bar: `auto` (on a terminal), `on` or `off`.
-    pub progress: String,
+    pub progress: ProgressMode,
     /// Write a checkpoint into the run folder every this much simulated time (`10s`) or host
     /// bytes written (`64GiB`, `0.5dw`); empty for none. An interrupted run (SIGINT, SIGTERM)
     /// writes one whatever this says.
@@ -402,7 +413,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             until: "writes:2dw".into(),
-            progress: "auto".into(),
+            progress: ProgressMode::Auto,
             checkpoint_every: String::new(),
             memory_limit: "auto".into(),
         }
@@ -588,7 +599,13 @@ impl ReusableConfig {
                     "the page size when reusable.enabled (a second write stores one logical page)",
                 ));
             }
-            one_of("flash.end_of_life", &cfg.flash.end_of_life, &["retire"])?;
+            if cfg.flash.end_of_life != EndOfLife::Retire {
+                return Err(Error::config(
+                    "flash.end_of_life",
+                    cfg.flash.end_of_life,
+                    "\"retire\" when reusable.enabled (second writes assume a block keeps its mode)",
+                ));
+            }
         }
         Ok(())
     }
@@ -725,7 +742,7 @@ fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 /// Victim policy names understood by `gc.victim`.
-pub const VICTIM_POLICIES: &[&str] = &["greedy", "fifo", "cost_benefit", "random", "zombie"];
+pub const VICTIM_POLICIES: &[&str] = VictimKind::NAMES;
 
 impl Config {
     /// Check every range and cross-key constraint; the error names the key.
@@ -745,8 +762,6 @@ impl Config {
             return Err(Error::config("flash.page_size", f.page_size, "a multiple of 512 bytes"));
         }
         positive_f("flash.channel_mb_per_s", f.channel_mb_per_s)?;
-        one_of("flash.wear_model", &f.wear_model, &["fixed", "oxide"])?;
-        one_of("flash.end_of_life", &f.end_of_life, &["retire", "drop_bit"])?;
         f.wear.validate()?;
         let native = f.mode(f.bit_mode).page_size;
         if native != 0 && native != f.page_size {
@@ -811,11 +826,7 @@ impl Config {
         if !(h.command_overhead_us.is_finite() && h.command_overhead_us >= 0.0) {
             return Err(Error::config("host.command_overhead_us", h.command_overhead_us, "a non-negative number"));
         }
-        one_of("host.interface", &h.interface, &["block", "open_channel"])?;
-        one_of("host.arrivals", &h.arrivals, &["closed", "timestamps"])?;
         let oc = &self.open_channel;
-        one_of("open_channel.device_policy", &oc.device_policy, crate::device::policy::POLICIES)?;
-        one_of("open_channel.write_completion", &oc.write_completion, &["auto", "write_through", "write_back"])?;
         if oc.write_buffer_kib == 0 || oc.write_buffer_kib.saturating_mul(1024) < self.flash.page_size {
             return Err(Error::config(
                 "open_channel.write_buffer_kib",
@@ -823,7 +834,7 @@ impl Config {
                 format!("at least one page ({} KiB)", self.flash.page_size.div_ceil(1024)),
             ));
         }
-        if h.interface == "open_channel" && oc.reserved_blocks + 4 > g.blocks_per_plane {
+        if h.interface == Interface::OpenChannel && oc.reserved_blocks + 4 > g.blocks_per_plane {
             return Err(Error::config(
                 "open_channel.reserved_blocks",
                 oc.reserved_blocks,
@@ -840,7 +851,6 @@ impl Config {
         if t.mapping_unit != 0 && !f.page_size.is_multiple_of(t.mapping_unit) {
             return Err(Error::config("ftl.mapping_unit", t.mapping_unit, "a divisor of flash.page_size"));
         }
-        one_of("ftl.precondition", &t.precondition, &["empty", "full", "steady"])?;
         if !(t.precondition_drive_writes.is_finite() && t.precondition_drive_writes >= 0.0) {
             return Err(Error::config(
                 "ftl.precondition_drive_writes",
@@ -849,7 +859,6 @@ impl Config {
             ));
         }
         let gc = &self.gc;
-        one_of("gc.victim", &gc.victim, VICTIM_POLICIES)?;
         positive("gc.d_choices", gc.d_choices)?;
         if !(0.0..0.5).contains(&gc.low_watermark) {
             return Err(Error::config("gc.low_watermark", gc.low_watermark, "a fraction in [0, 0.5)"));
@@ -865,8 +874,6 @@ impl Config {
                 return Err(Error::config(k, v, "a probability between 0 and 1"));
             }
         }
-        one_of("failures.on_program_failure", &fl.on_program_failure, crate::ftl::bad_block::PROGRAM_FAILURE_POLICIES)?;
-        one_of("failures.model", &fl.model, &["injected", "lognormal"])?;
         if !(fl.rber.is_finite() && (0.0..=crate::flash::rber::MAX_RBER).contains(&fl.rber)) {
             return Err(Error::config("failures.rber", fl.rber, "a bit error rate in [0, 0.5]"));
         }
@@ -919,7 +926,6 @@ impl Config {
                 "a byte count (simulated time stands still when ftl.timing is off)",
             ));
         }
-        one_of("run.progress", &self.run.progress, &["auto", "on", "off"])?;
         self.run.memory_limit()?;
         self.reusable.validate(self)?;
         self.reliability.validate()?;

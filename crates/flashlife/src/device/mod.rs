@@ -14,6 +14,7 @@ pub mod policy;
 
 use serde::Serialize;
 
+use crate::config::DevicePolicy;
 use crate::engine::Engine;
 use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
@@ -198,7 +199,7 @@ impl DeviceCore {
 /// Configuration of a device.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DeviceParams {
-    pub policy: String,
+    pub policy: DevicePolicy,
     /// `None`: the policy's own choice.
     pub write_back: Option<bool>,
     pub buffer_bytes_per_way: u64,
@@ -234,7 +235,7 @@ impl Device {
         let reserve =
             (0..geo.planes()).map(|plane| (plane * bpp + host_bpp..(plane + 1) * bpp).rev().collect()).collect();
         let page_bytes = flash.page_bytes(flash.native_mode());
-        let policy = policy::build(&p.policy, home.clone(), geo)?;
+        let policy = policy::build(p.policy, home.clone(), geo);
         let write_back = p.write_back.unwrap_or(policy.write_back());
         let ways = (geo.channels * geo.ways) as usize;
         let owner = p.oracle.then(|| vec![NONE; geo.pages() as usize]);
@@ -478,7 +479,7 @@ mod tests {
     use crate::flash::wear::FixedPeLimit;
 
     /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2.
-    fn device(policy: &str) -> Device {
+    fn device(policy: DevicePolicy) -> Device {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
             ways: 1,
@@ -492,7 +493,7 @@ mod tests {
         let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
         let engine = Engine::new(true, 1000.0, 0.0, 1000.0, 1, vec![0]);
         let p = DeviceParams {
-            policy: policy.into(),
+            policy,
             write_back: None,
             buffer_bytes_per_way: 4 * cfg.page_size,
             reserved_blocks_per_plane: 2,
@@ -504,7 +505,7 @@ mod tests {
 
     #[test]
     fn figure_10_on_the_device_reads_land_on_the_right_pages() {
-        let mut d = device("ft_passd");
+        let mut d = device(DevicePolicy::FtPassd);
         for lpo in 0..4 {
             assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
         }
@@ -525,7 +526,7 @@ mod tests {
 
     #[test]
     fn a_read_of_the_wrong_page_is_caught() {
-        let mut d = device("ocssd");
+        let mut d = device(DevicePolicy::Ocssd);
         d.write_page(1, 0, 0, Cause::Host);
         d.write_page(1, 1, 0, Cause::Host);
         // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
@@ -535,7 +536,7 @@ mod tests {
 
     #[test]
     fn no_shift_copies_in_the_foreground_and_write_through_waits() {
-        let mut d = device("ft_passd_no_shift");
+        let mut d = device(DevicePolicy::FtPassdNoShift);
         let mut acks = Vec::new();
         for lpo in 0..4 {
             acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
@@ -546,7 +547,7 @@ mod tests {
         }
         // Write-back: the first pages complete at once, from the buffer.
         assert_eq!(acks[0], 0);
-        let mut o = device("ocssd");
+        let mut o = device(DevicePolicy::Ocssd);
         let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
         assert!(ack > 0 && outcome == PageOutcome::Ok);
         o.write_page(0, 1, 0, Cause::Host);

@@ -1,13 +1,10 @@
 //! Program-failure policies of an open-channel device (the paper's Table 4).
 
 use super::DeviceCore;
-use crate::error::{Error, Result};
+use crate::config::DevicePolicy;
 use crate::flash::{Geometry, ProgramStatus};
 use crate::stats::Cause;
 use crate::techniques::ftpassd::{MemoryReport, ShiftTranslator};
-
-/// Names understood by `open_channel.device_policy`.
-pub const POLICIES: &[&str] = &["ocssd", "ft_passd_no_shift", "ft_passd"];
 
 /// Address translation and program-failure handling inside the device.
 #[typetag::serde]
@@ -38,16 +35,15 @@ pub trait FailurePolicy: Send {
 
 /// Build the policy named by `open_channel.device_policy`; `home[lbn]` is each logical
 /// block's initial physical block.
-pub fn build(name: &str, home: Vec<u32>, geo: Geometry) -> Result<Box<dyn FailurePolicy>> {
+pub fn build(kind: DevicePolicy, home: Vec<u32>, geo: Geometry) -> Box<dyn FailurePolicy> {
     let ppb = geo.pages_per_block;
-    Ok(match name {
-        "ocssd" => Box::new(Ocssd { map: home }),
-        "ft_passd_no_shift" => Box::new(BlockCopy { map: home, geo }),
-        "ft_passd" => Box::new(Shifted { t: ShiftTranslator::new(home, ppb), geo, pending: Vec::new(), cursor: 0 }),
-        other => {
-            return Err(Error::config("open_channel.device_policy", other, format!("one of: {}", POLICIES.join(", "))))
+    match kind {
+        DevicePolicy::Ocssd => Box::new(Ocssd { map: home }),
+        DevicePolicy::FtPassdNoShift => Box::new(BlockCopy { map: home, geo }),
+        DevicePolicy::FtPassd => {
+            Box::new(Shifted { t: ShiftTranslator::new(home, ppb), geo, pending: Vec::new(), cursor: 0 })
         }
-    })
+    }
 }
 
 /// OCSSD 2.0: write-through, static addresses, failures reported to the host, whose FTL

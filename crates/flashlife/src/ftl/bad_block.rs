@@ -14,12 +14,9 @@
 use serde::Serialize;
 
 use super::{Active, BlockState, Ftl, Stream, UNMAPPED};
-use crate::error::{Error, Result};
+use crate::config::OnProgramFailure;
 use crate::stats::Cause;
 use crate::techniques::bpht::{BadPageTable, BphtStats};
-
-/// Policy names understood by `failures.on_program_failure`.
-pub const PROGRAM_FAILURE_POLICIES: &[&str] = &["retire_block", "skip_page"];
 
 /// What the FTL does with a block whose page failed to program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -173,15 +170,10 @@ pub struct SalvageState {
 }
 
 /// The policy `failures.on_program_failure` names.
-pub fn build(name: &str, blocks: u32, pages_per_block: u32) -> Result<Box<dyn BadBlockPolicy>> {
-    match name {
-        "retire_block" => Ok(Box::new(RetireOnFailure { pages_per_block, failed: 0 })),
-        "skip_page" => Ok(Box::new(SkipBadPages::new(blocks, pages_per_block))),
-        other => Err(Error::config(
-            "failures.on_program_failure",
-            other,
-            format!("one of: {}", PROGRAM_FAILURE_POLICIES.join(", ")),
-        )),
+pub fn build(kind: OnProgramFailure, blocks: u32, pages_per_block: u32) -> Box<dyn BadBlockPolicy> {
+    match kind {
+        OnProgramFailure::RetireBlock => Box::new(RetireOnFailure { pages_per_block, failed: 0 }),
+        OnProgramFailure::SkipPage => Box::new(SkipBadPages::new(blocks, pages_per_block)),
     }
 }
 

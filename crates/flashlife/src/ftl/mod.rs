@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 
 pub use gc::GcWatermarks;
 
-use crate::config::Config;
+use crate::config::{Config, EndOfLife};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
@@ -194,7 +194,7 @@ impl Layout {
     pub fn of(cfg: &Config) -> Result<Layout> {
         let geo = Geometry::new(&cfg.geometry);
         let native = cfg.flash.bit_mode;
-        let lowest = if cfg.flash.end_of_life == "retire" { native } else { BitMode::Slc };
+        let lowest = if cfg.flash.end_of_life == EndOfLife::Retire { native } else { BitMode::Slc };
         let smallest_page = cfg.flash.page_bytes(lowest);
         let unit_bytes = if cfg.ftl.mapping_unit == 0 { smallest_page } else { cfg.ftl.mapping_unit };
         if !smallest_page.is_multiple_of(unit_bytes) || smallest_page < unit_bytes {
@@ -287,7 +287,7 @@ impl Ftl {
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
         let victim: Box<dyn VictimPolicy> = match plugins.victim {
             Some(v) => v,
-            None => victim::build(&cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
+            None => victim::build(cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
         };
         let end_of_life = plugins.end_of_life.unwrap_or_else(|| Box::new(RetireWornOut));
         let wl: Box<dyn WearLeveling> = if cfg.wear_leveling.enabled {
@@ -335,7 +335,7 @@ impl Ftl {
             victim,
             wl,
             end_of_life,
-            bad_blocks: bad_block::build(&cfg.failures.on_program_failure, blocks, geo.pages_per_block)?,
+            bad_blocks: bad_block::build(cfg.failures.on_program_failure, blocks, geo.pages_per_block),
             salvage: SalvageState::default(),
             oracle,
             counters: FlashCounters::default(),

@@ -10,6 +10,8 @@
 use rand::Rng;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
+
+use crate::config::VictimKind;
 use std::collections::VecDeque;
 
 use crate::error::{Error, Result};
@@ -56,27 +58,28 @@ pub trait VictimPolicy: Send {
 
 /// Build the policy named by `gc.victim`.
 pub fn build(
-    name: &str,
+    kind: VictimKind,
     d_choices: u32,
     blocks: u32,
     pools: u32,
     max_capacity: u32,
     seed: u64,
 ) -> Result<Box<dyn VictimPolicy>> {
-    Ok(match name {
-        "greedy" => Box::new(Greedy::new(blocks, pools, max_capacity)),
-        "fifo" => Box::new(Fifo::new(blocks, pools)),
-        "cost_benefit" => Box::new(Scanned::new(blocks, pools, Box::new(CostBenefit))),
-        "random" => Box::new(Scanned::new(
+    Ok(match kind {
+        VictimKind::Greedy => Box::new(Greedy::new(blocks, pools, max_capacity)),
+        VictimKind::Fifo => Box::new(Fifo::new(blocks, pools)),
+        VictimKind::CostBenefit => Box::new(Scanned::new(blocks, pools, Box::new(CostBenefit))),
+        VictimKind::Random => Box::new(Scanned::new(
             blocks,
             pools,
             Box::new(RandomChoices { d: d_choices, rng: Pcg64Mcg::seed_from_u64(seed) }),
         )),
+        // A technique's policy is built by its technique (`techniques::ftl_plugins`).
         other => {
             return Err(Error::config(
                 "gc.victim",
                 other,
-                format!("one of: {}", crate::config::VICTIM_POLICIES.join(", ")),
+                "a victim policy of the baseline, or its technique turned on",
             ))
         }
     })

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::config::Config;
+use crate::config::{Config, WriteCompletion};
 use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -135,13 +135,13 @@ impl OpenChannel {
         let lay = layout(cfg)?;
         let upp = (cfg.flash.page_size / lay.unit_bytes) as u32;
         let oc = &cfg.open_channel;
-        let write_back = match oc.write_completion.as_str() {
-            "write_back" => Some(true),
-            "write_through" => Some(false),
-            _ => None,
+        let write_back = match oc.write_completion {
+            WriteCompletion::WriteBack => Some(true),
+            WriteCompletion::WriteThrough => Some(false),
+            WriteCompletion::Auto => None,
         };
         let params = DeviceParams {
-            policy: oc.device_policy.clone(),
+            policy: oc.device_policy,
             write_back,
             buffer_bytes_per_way: oc.write_buffer_kib * 1024,
             reserved_blocks_per_plane: oc.reserved_blocks,
@@ -180,7 +180,7 @@ impl OpenChannel {
             })
             .collect();
         let seed = crate::seeds::stream_seed(cfg.seed, "host_gc");
-        let victim = victim::build(&cfg.gc.victim, cfg.gc.d_choices, chunks, pus_n, spc, seed)?;
+        let victim = victim::build(cfg.gc.victim, cfg.gc.d_choices, chunks, pus_n, spc, seed)?;
         let slots = chunks as u64 * spc as u64;
         Ok(OpenChannel {
             stripe: geo.stripe_order(),

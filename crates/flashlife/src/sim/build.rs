@@ -1,7 +1,7 @@
 //! From a configuration to the parts of a simulated drive: flash array, engine, FTL (or
 //! open-channel host FTL and device), with the techniques the configuration turns on.
 
-use crate::config::Config;
+use crate::config::{Config, FailureSource, Interface, WearModelKind};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::flash::failure::{FailureModel, InjectedFailures};
@@ -20,9 +20,11 @@ use crate::workload::WorkloadContext;
 /// The flash array a configuration describes: geometry, wear model, failure model.
 pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
     let geo = Geometry::new(&cfg.geometry);
-    let wear: Box<dyn WearModel> = match cfg.flash.wear_model.as_str() {
-        "oxide" => Box::new(OxideWear::new(&cfg.flash.wear, geo.blocks() as usize, stream_seed(cfg.seed, "wear"))?),
-        _ => Box::new(FixedPeLimit::new(BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit))),
+    let wear: Box<dyn WearModel> = match cfg.flash.wear_model {
+        WearModelKind::Oxide => {
+            Box::new(OxideWear::new(&cfg.flash.wear, geo.blocks() as usize, stream_seed(cfg.seed, "wear"))?)
+        }
+        WearModelKind::Fixed => Box::new(FixedPeLimit::new(BitMode::ALL.map(|m| cfg.flash.mode(m).pe_limit))),
     };
     let f = &cfg.failures;
     let injected = InjectedFailures::new(
@@ -33,7 +35,7 @@ pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
     )
     .with_nth_program(f.program_fail_nth);
     let mut models: Vec<Box<dyn FailureModel>> = Vec::new();
-    if f.model == "lognormal" {
+    if f.model == FailureSource::Lognormal {
         let page_bits = cfg.flash.page_size * 8;
         let seed = stream_seed(cfg.seed, "page_errors");
         models.push(Box::new(LognormalPageErrors::new(seed, f.rber, page_bits, f.sigma, f.exposure)));
@@ -80,7 +82,7 @@ pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
 /// The drive `host.interface` asks for: the block FTL, or an open-channel host FTL over a
 /// physically addressed device.
 pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
-    if cfg.host.interface == "open_channel" {
+    if cfg.host.interface == Interface::OpenChannel {
         let flash = build_flash(cfg)?;
         let engine = build_engine(cfg, &flash.geo);
         Ok(Box::new(OpenChannel::new(cfg, flash, engine)?))
@@ -91,7 +93,8 @@ pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
 
 /// What the workload builder is told about the drive a configuration describes.
 pub(super) fn workload_context(cfg: &Config) -> Result<WorkloadContext> {
-    let layout = if cfg.host.interface == "open_channel" { open_channel::layout(cfg)? } else { Layout::of(cfg)? };
+    let layout =
+        if cfg.host.interface == Interface::OpenChannel { open_channel::layout(cfg)? } else { Layout::of(cfg)? };
     Ok(WorkloadContext {
         logical_bytes: layout.logical_units as u64 * layout.unit_bytes,
         unit_bytes: layout.unit_bytes,

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::checkpoint;
-use crate::config::{Config, Interval, StopCondition};
+use crate::config::{Config, Interval, Precondition, StopCondition};
 use crate::error::{Error, Result};
 use crate::ftl::Ftl;
 use crate::host::Drive;
@@ -171,8 +171,9 @@ impl Simulator {
             }
         }
         let mut ftl = build_drive(&cfg)?;
-        let fill = cfg.ftl.precondition != "empty";
-        let overwrite = if cfg.ftl.precondition == "steady" { cfg.ftl.precondition_drive_writes } else { 0.0 };
+        let fill = cfg.ftl.precondition != Precondition::Empty;
+        let overwrite =
+            if cfg.ftl.precondition == Precondition::Steady { cfg.ftl.precondition_drive_writes } else { 0.0 };
         let before = ftl.counters().host_unit_writes;
         let stop = || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
         if !ftl.precondition(fill, overwrite, stream_seed(cfg.seed, "precondition"), &stop) {

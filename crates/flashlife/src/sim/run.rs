@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::config::{Interval, StopCondition};
+use crate::config::{Arrivals, Interval, StopCondition};
 use crate::error::{Error, Result};
 use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
@@ -29,8 +29,9 @@ impl Simulator {
         let checkpoint_every =
             if self.checkpoint_path.is_some() { self.cfg.run.checkpoint_interval(logical_bytes)? } else { None };
         let qd = self.cfg.host.queue_depth as usize;
-        let open_loop =
-            self.open_loop.unwrap_or_else(|| self.cfg.workload.open_loop() || self.cfg.host.arrivals == "timestamps");
+        let open_loop = self
+            .open_loop
+            .unwrap_or_else(|| self.cfg.workload.open_loop() || self.cfg.host.arrivals == Arrivals::Timestamps);
 
         let mut stop_reason = String::from("end of workload");
         let label = progress::label(stop);

@@ -11,7 +11,7 @@ pub mod reusable;
 pub mod wom;
 pub mod zombie;
 
-use crate::config::Config;
+use crate::config::{Config, EndOfLife, VictimKind};
 use crate::error::Result;
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::{Ftl, Layout, Plugins};
@@ -22,12 +22,12 @@ use crate::seeds::stream_seed;
 /// and bit drop).
 pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
     let mut plugins = Plugins::default();
-    if cfg.gc.victim == "zombie" {
+    if cfg.gc.victim == VictimKind::Zombie {
         let unit = Layout::of(cfg)?.unit_bytes;
         let units_by_mode = BitMode::ALL.map(|m| (flash.page_bytes(m) / unit) as u32 * flash.geo.pages_per_block);
         plugins.victim = Some(Box::new(zombie::ZombieVictim::new(cfg, flash, units_by_mode)));
     }
-    if cfg.flash.end_of_life == "drop_bit" {
+    if cfg.flash.end_of_life == EndOfLife::DropBit {
         plugins.end_of_life = Some(Box::new(zombie::DropBit));
     }
     Ok(plugins)

@@ -1,0 +1,113 @@
+//! The configuration's closed sets of names (`gc.victim = "greedy"`, ...) as typed enums: read
+//! from and written to TOML by their names, compared in code as values, so a misspelt name is
+//! an error at load time (naming the key and the names it takes) and never a silent `else`.
+
+use std::fmt;
+
+/// An enum whose variants are written in TOML by the given names.
+macro_rules! choice {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $var:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $var),+
+        }
+
+        impl $name {
+            /// Every name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The name as written in TOML.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$var => $text),+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+choice! {
+    /// `flash.wear_model`.
+    WearModelKind { Fixed = "fixed", Oxide = "oxide" }
+}
+
+choice! {
+    /// `flash.end_of_life`: what a block worn out at its bit mode becomes.
+    EndOfLife { Retire = "retire", DropBit = "drop_bit" }
+}
+
+choice! {
+    /// `host.interface`: where the FTL runs.
+    Interface { Block = "block", OpenChannel = "open_channel" }
+}
+
+choice! {
+    /// `host.arrivals`: when requests are issued.
+    Arrivals { Closed = "closed", Timestamps = "timestamps" }
+}
+
+choice! {
+    /// `ftl.precondition`: the drive's state when the run starts.
+    Precondition { Empty = "empty", Full = "full", Steady = "steady" }
+}
+
+choice! {
+    /// `gc.victim`: the GC victim policy (`zombie` is ZombieNAND's, built by its technique).
+    VictimKind {
+        Greedy = "greedy",
+        Fifo = "fifo",
+        CostBenefit = "cost_benefit",
+        Random = "random",
+        Zombie = "zombie",
+    }
+}
+
+choice! {
+    /// `failures.model`: where program failures come from.
+    FailureSource { Injected = "injected", Lognormal = "lognormal" }
+}
+
+choice! {
+    /// `failures.on_program_failure`: what a failed program does.
+    OnProgramFailure { RetireBlock = "retire_block", SkipPage = "skip_page" }
+}
+
+choice! {
+    /// `run.progress`: how `flashlife run` shows progress.
+    ProgressMode { Auto = "auto", On = "on", Off = "off" }
+}
+
+choice! {
+    /// `open_channel.device_policy`: the device's program-failure manager.
+    DevicePolicy { Ocssd = "ocssd", FtPassdNoShift = "ft_passd_no_shift", FtPassd = "ft_passd" }
+}
+
+choice! {
+    /// `open_channel.write_completion`: when the device acknowledges a write.
+    WriteCompletion { Auto = "auto", WriteThrough = "write_through", WriteBack = "write_back" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_toml() {
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct T {
+            v: VictimKind,
+        }
+        let t: T = toml::from_str("v = \"cost_benefit\"").unwrap();
+        assert_eq!(t.v, VictimKind::CostBenefit);
+        assert_eq!(toml::to_string(&t).unwrap().trim(), "v = \"cost_benefit\"");
+        assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random", "zombie"]);
+        assert_eq!(DevicePolicy::FtPassdNoShift.to_string(), "ft_passd_no_shift");
+    }
+}
