@@ -10,7 +10,7 @@
 //! 7.9 bytes per physical 4 KiB page on `bench-16g`, `docs/performance.md`), not of
 //! allocator overheads, so the limit keeps a margin.
 
-use crate::config::{Config, Interface, MemoryLimit};
+use crate::config::{Config, HotColdKind, Interface, MemoryLimit};
 use crate::error::{Error, Result};
 use crate::ftl::Layout;
 
@@ -38,7 +38,7 @@ pub fn estimate(cfg: &Config) -> Result<u64> {
     if cfg.ftl.integrity_oracle {
         per_unit += 4 * logical + 4 * slots;
     }
-    if cfg.reusable.enabled && cfg.reusable.hot_cold == "recency" {
+    if cfg.reusable.enabled && cfg.reusable.hot_cold == HotColdKind::Recency {
         per_unit += 4 * logical;
     }
     if cfg.workload.kind == "trace" && cfg.workload.trace.fold == "remap_first" {

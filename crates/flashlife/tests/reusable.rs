@@ -159,9 +159,10 @@ fn configuration_is_checked() {
     let mut cfg = config(&[]);
     cfg.geometry.planes = 4;
     assert!(cfg.validate().unwrap_err().to_string().contains("geometry.planes"));
-    let mut cfg = config(&[]);
-    cfg.reusable.layout = "paralel".into();
-    assert!(cfg.validate().unwrap_err().to_string().contains("parallel"));
+    // A misspelt name is refused when the configuration is read, with the names it takes.
+    let e = flashlife::ConfigBuilder::new().set("reusable.layout=\"paralel\"").and_then(|b| b.build());
+    let e = e.map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("reusable.layout") && e.contains("did you mean `parallel`"), "{e}");
     let mut cfg = config(&[]);
     cfg.reusable.success_probability = 1.5;
     assert!(cfg.validate().is_err());

@@ -94,6 +94,41 @@ choice! {
     WriteCompletion { Auto = "auto", WriteThrough = "write_through", WriteBack = "write_back" }
 }
 
+choice! {
+    /// `reliability.model`: the bit-error model of page reads.
+    ReliabilityModel { None = "none", PowerLaw = "power_law" }
+}
+
+choice! {
+    /// `reliability.rber_set`: the RBER coefficients of `power_law`.
+    RberSet { Tlc3d = "tlc-3d", Mlc2d = "mlc-2d", Custom = "custom" }
+}
+
+choice! {
+    /// `reliability.read_reclaim`: when a block is rewritten because of its reads.
+    ReadReclaim { None = "none", ReadCount = "read_count", ErrorBased = "error_based", Hinted = "hinted" }
+}
+
+choice! {
+    /// `reusable.retry`: what a failed WOM second write does.
+    SecondWriteRetry { SameData = "same_data", ExtraRead = "extra_read", None = "none" }
+}
+
+choice! {
+    /// `reusable.layout`: where the two halves of a second write go.
+    PairLayout { Parallel = "parallel", Sequential = "sequential" }
+}
+
+choice! {
+    /// `reusable.prefetch_issue`: when the invalid data under a second write is read.
+    PrefetchIssue { Idle = "idle", Eager = "eager" }
+}
+
+choice! {
+    /// `reusable.hot_cold`: the hot/cold classifier of host units.
+    HotColdKind { Size = "size", Recency = "recency" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

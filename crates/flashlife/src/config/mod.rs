@@ -22,8 +22,9 @@ use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use choices::{
-    Arrivals, DevicePolicy, EndOfLife, FailureSource, Interface, OnProgramFailure, Precondition, ProgressMode,
-    VictimKind, WearModelKind, WriteCompletion,
+    Arrivals, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface, OnProgramFailure, PairLayout,
+    Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel, SecondWriteRetry, VictimKind,
+    WearModelKind, WriteCompletion,
 };
 pub use zombie::ZombieConfig;
 
@@ -478,7 +479,7 @@ pub struct ReusableConfig {
     /// Hot/cold classifier: `size` (the paper's: hot if the request is smaller than
     /// `hot_threshold`) or `recency` (also require the unit's previous write to be among the
     /// last `recency_window` host units written).
-    pub hot_cold: String,
+    pub hot_cold: HotColdKind,
     /// Window of `recency`, in host units written; 0 = R, the over-provisioning in units (the
     /// data the second-write partition can hold at the paper's 2R cap).
     pub recency_window: u64,
@@ -487,7 +488,7 @@ pub struct ReusableConfig {
     /// What a failed encoding does: `same_data` (one retry on the same invalid data, no extra
     /// read: the paper's design), `extra_read` (read the next invalid pair and retry there) or
     /// `none` (fall back to a first write at once).
-    pub retry: String,
+    pub retry: SecondWriteRetry,
     /// Read the next invalid pair as soon as a second write completes, off the critical path.
     pub prefetch: bool,
     /// When the prefetch read occupies the die and channel: `idle` (only in idle time: if the
@@ -495,11 +496,11 @@ pub struct ReusableConfig {
     /// already in RAM at no cost, otherwise it is read on demand; host work is never delayed,
     /// as the paper observed) or `eager` (issued first-come first-served the moment the second
     /// write completes, ahead of the host's next request).
-    pub prefetch_issue: String,
+    pub prefetch_issue: PrefetchIssue,
     /// Where the two halves of a second write go: `parallel` (same offset in the two planes'
     /// RecycledActive blocks, one multi-plane operation) or `sequential` (two consecutive
     /// invalid pages of one block: the paper's ablation).
-    pub layout: String,
+    pub layout: PairLayout,
     /// GC runs when clean + recycled blocks in a plane fall below this fraction of its blocks
     /// (paper: 1%).
     pub gc_threshold: f64,
@@ -528,13 +529,13 @@ impl Default for ReusableConfig {
         ReusableConfig {
             enabled: false,
             hot_threshold: 64 * 1024,
-            hot_cold: "size".into(),
+            hot_cold: HotColdKind::Size,
             recency_window: 0,
             success_probability: 0.95,
-            retry: "same_data".into(),
+            retry: SecondWriteRetry::SameData,
             prefetch: true,
-            prefetch_issue: "idle".into(),
-            layout: "parallel".into(),
+            prefetch_issue: PrefetchIssue::Idle,
+            layout: PairLayout::Parallel,
             gc_threshold: 0.01,
             min_clean_blocks: 2,
             max_recycled_factor: 2.0,
@@ -546,10 +547,6 @@ impl Default for ReusableConfig {
 
 impl ReusableConfig {
     fn validate(&self, cfg: &Config) -> Result<()> {
-        one_of("reusable.retry", &self.retry, &["same_data", "extra_read", "none"])?;
-        one_of("reusable.layout", &self.layout, &["parallel", "sequential"])?;
-        one_of("reusable.prefetch_issue", &self.prefetch_issue, &["idle", "eager"])?;
-        one_of("reusable.hot_cold", &self.hot_cold, &["size", "recency"])?;
         if self.recency_window > u32::MAX as u64 / 2 {
             return Err(Error::config(
                 "reusable.recency_window",
@@ -728,17 +725,6 @@ fn positive_f(key: &str, v: f64) -> Result<()> {
         return Err(Error::config(key, v, "a positive number"));
     }
     Ok(())
-}
-
-fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
-    if allowed.contains(&v) {
-        return Ok(());
-    }
-    let mut e = Error::config(key, format!("\"{v}\""), format!("one of: {}", allowed.join(", ")));
-    if let Error::Config { suggestion, .. } = &mut e {
-        *suggestion = allowed.iter().find(|a| strsim::jaro_winkler(a, v) > 0.8).map(|s| s.to_string());
-    }
-    Err(e)
 }
 
 /// Victim policy names understood by `gc.victim`.

@@ -6,12 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::flash::rber::{EccParams, PowerLawParams, ReadRetryParams};
 
-/// Names understood by `reliability.model`.
-pub const RELIABILITY_MODELS: &[&str] = &["none", "power_law"];
-/// Names understood by `reliability.rber_set`.
-pub const RBER_SETS: &[&str] = &["tlc-3d", "mlc-2d", "custom"];
-/// Names understood by `reliability.read_reclaim`.
-pub const READ_RECLAIM_POLICIES: &[&str] = &["none", "read_count", "error_based", "hinted"];
+use super::{RberSet, ReadReclaim, ReliabilityModel};
 
 /// `[reliability]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,10 +14,10 @@ pub const READ_RECLAIM_POLICIES: &[&str] = &["none", "read_count", "error_based"
 pub struct ReliabilityConfig {
     /// Bit-error model of page reads: `none` (every read decodes at once; the baseline) or
     /// `power_law` (RBER from wear, retention and read disturb; ECC; read retry).
-    pub model: String,
+    pub model: ReliabilityModel,
     /// RBER coefficients for `power_law`: `tlc-3d` (ours, calibrated to anchor points),
     /// `mlc-2d` (published 2y-nm MLC fit) or `custom` (`reliability.power_law`).
-    pub rber_set: String,
+    pub rber_set: RberSet,
     /// Coefficients used when `rber_set = "custom"` (defaults: the `mlc-2d` set).
     pub power_law: PowerLawParams,
     /// Error-correcting code: data and parity bits per codeword and correctable bits (t).
@@ -38,7 +33,7 @@ pub struct ReliabilityConfig {
     /// Read reclaim policy: `none`, `read_count` (reclaim at `read_count_threshold` reads since
     /// erase), `error_based` (reclaim before any read of the block needs a retry) or `hinted`
     /// (postpone reclaim while the predicted read latency fits the hint budget of the data read).
-    pub read_reclaim: String,
+    pub read_reclaim: ReadReclaim,
     /// Reads since erase at which `read_count` reclaims a block.
     pub read_count_threshold: u32,
     /// `error_based` and `hinted` reclaim when the predicted worst-page RBER reaches this
@@ -55,14 +50,14 @@ pub struct ReliabilityConfig {
 impl Default for ReliabilityConfig {
     fn default() -> Self {
         ReliabilityConfig {
-            model: "none".into(),
-            rber_set: "tlc-3d".into(),
+            model: ReliabilityModel::None,
+            rber_set: RberSet::Tlc3d,
             power_law: PowerLawParams::default(),
             ecc: EccParams::default(),
             read_retry: ReadRetryParams::default(),
             page_sigma: 0.3,
             base_cycles: 0,
-            read_reclaim: "none".into(),
+            read_reclaim: ReadReclaim::None,
             read_count_threshold: 100_000,
             reclaim_margin: 0.9,
             default_budget_us: 0.0,
@@ -105,16 +100,15 @@ fn rekey(e: Error, from: &str, to: &str) -> Error {
 impl ReliabilityConfig {
     /// Check ranges; errors name the dotted key under `reliability.`.
     pub fn validate(&self) -> Result<()> {
-        super::one_of("reliability.model", &self.model, RELIABILITY_MODELS)?;
-        super::one_of("reliability.rber_set", &self.rber_set, RBER_SETS)?;
-        super::one_of("reliability.read_reclaim", &self.read_reclaim, READ_RECLAIM_POLICIES)?;
         self.power_law.validate().map_err(|e| rekey(e, "flash.errors.", "reliability.power_law."))?;
         self.ecc.validate().map_err(|e| rekey(e, "flash.ecc.", "reliability.ecc."))?;
         self.read_retry.validate().map_err(|e| rekey(e, "flash.read_retry.", "reliability.read_retry."))?;
         if !(self.page_sigma.is_finite() && (0.0..=2.0).contains(&self.page_sigma)) {
             return Err(Error::config("reliability.page_sigma", self.page_sigma, "a sigma in [0, 2]"));
         }
-        if matches!(self.read_reclaim.as_str(), "error_based" | "hinted") && self.model == "none" {
+        if matches!(self.read_reclaim, ReadReclaim::ErrorBased | ReadReclaim::Hinted)
+            && self.model == ReliabilityModel::None
+        {
             return Err(Error::config(
                 "reliability.read_reclaim",
                 format!("\"{}\"", self.read_reclaim),
@@ -157,9 +151,11 @@ impl ReliabilityConfig {
 
     /// The RBER coefficients in use.
     pub fn rber_params(&self) -> Result<PowerLawParams> {
-        match self.rber_set.as_str() {
-            "custom" => Ok(self.power_law.clone()),
-            name => PowerLawParams::preset(name).map_err(|e| rekey(e, "flash.errors.preset", "reliability.rber_set")),
+        match self.rber_set {
+            RberSet::Custom => Ok(self.power_law.clone()),
+            set => {
+                PowerLawParams::preset(set.name()).map_err(|e| rekey(e, "flash.errors.preset", "reliability.rber_set"))
+            }
         }
     }
 }

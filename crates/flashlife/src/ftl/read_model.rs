@@ -18,7 +18,7 @@
 //! worst page, `(steps + 1) * (tR + transfer)`, stays within the budget of the data read, and
 //! is always reclaimed before its worst page could become uncorrectable.
 
-use crate::config::{Config, ReliabilityConfig};
+use crate::config::{Config, ReadReclaim, ReliabilityConfig, ReliabilityModel};
 use crate::error::Result;
 use crate::flash::rber::{PowerLawRber, RberTerms, ReadRetry};
 use crate::flash::{BitMode, FlashArray};
@@ -406,11 +406,11 @@ impl ReadModel for ErrorAwareReads {
 
 /// The reclaim policy `reliability.read_reclaim` names.
 pub fn build_policy(cfg: &ReliabilityConfig) -> Box<dyn ReclaimPolicy> {
-    match cfg.read_reclaim.as_str() {
-        "read_count" => Box::new(ReadCountReclaim { threshold: cfg.read_count_threshold }),
-        "error_based" => Box::new(ErrorBasedReclaim { margin: cfg.reclaim_margin }),
-        "hinted" => Box::new(HintedReclaim { margin: cfg.reclaim_margin }),
-        _ => Box::new(NoReclaim),
+    match cfg.read_reclaim {
+        ReadReclaim::ReadCount => Box::new(ReadCountReclaim { threshold: cfg.read_count_threshold }),
+        ReadReclaim::ErrorBased => Box::new(ErrorBasedReclaim { margin: cfg.reclaim_margin }),
+        ReadReclaim::Hinted => Box::new(HintedReclaim { margin: cfg.reclaim_margin }),
+        ReadReclaim::None => Box::new(NoReclaim),
     }
 }
 
@@ -418,7 +418,7 @@ pub fn build_policy(cfg: &ReliabilityConfig) -> Box<dyn ReclaimPolicy> {
 /// model, no reclaim), else [`ErrorAwareReads`].
 pub fn build(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64) -> Result<Box<dyn ReadModel>> {
     let r = &cfg.reliability;
-    if r.model == "none" && r.read_reclaim == "none" {
+    if r.model == ReliabilityModel::None && r.read_reclaim == ReadReclaim::None {
         return Ok(Box::new(NoReadModel));
     }
     Ok(Box::new(error_aware(cfg, flash, unit_bytes, seed)?))
@@ -427,7 +427,7 @@ pub fn build(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64) -> Re
 /// [`ErrorAwareReads`] for a configuration (whatever `reliability.model` says about using it).
 pub fn error_aware(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64) -> Result<ErrorAwareReads> {
     let r = &cfg.reliability;
-    let with_model = r.model == "power_law";
+    let with_model = r.model == ReliabilityModel::PowerLaw;
     let rber = if with_model { Some(PowerLawRber::new(r.rber_params()?)?) } else { None };
     let mut retry: [Option<ReadRetry>; 4] = [None, None, None, None];
     let mut attempt_ns = [0u64; 4];

@@ -166,8 +166,8 @@ pub(super) fn report(
             warnings,
         },
         reliability: ReliabilitySummary::new(
-            &cfg.reliability.model,
-            &cfg.reliability.read_reclaim,
+            cfg.reliability.model.name(),
+            cfg.reliability.read_reclaim.name(),
             c,
             drive.as_ftl().map_or(&[][..], |f| f.read_model().retry_histogram()),
             &ts.long_reads,

@@ -11,7 +11,7 @@ pub mod reusable;
 pub mod wom;
 pub mod zombie;
 
-use crate::config::{Config, EndOfLife, VictimKind};
+use crate::config::{Config, EndOfLife, PairLayout, VictimKind};
 use crate::error::Result;
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::{Ftl, Layout, Plugins};
@@ -38,7 +38,7 @@ pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
 pub fn install(cfg: &Config, ftl: &mut Ftl) -> Result<()> {
     if cfg.reusable.enabled {
         let technique = reusable::ReusableSsd::new(cfg, ftl, stream_seed(cfg.seed, "wom"))?;
-        ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == "sequential");
+        ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == PairLayout::Sequential);
     }
     Ok(())
 }

@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::Config;
+use crate::config::{Config, HotColdKind, PairLayout, PrefetchIssue, SecondWriteRetry};
 use crate::error::Result;
 use crate::ftl::second_write::{BlockKind, SecondWriteTechnique, Verdict};
 use crate::ftl::Ftl;
@@ -87,12 +87,12 @@ impl ReusableSsd {
     pub fn new(cfg: &Config, ftl: &Ftl, seed: u64) -> Result<ReusableSsd> {
         let r = &cfg.reusable;
         let geo = ftl.geo;
-        let retry = match r.retry.as_str() {
-            "same_data" => Retry::SameData,
-            "extra_read" => Retry::ExtraRead,
-            _ => Retry::Never,
+        let retry = match r.retry {
+            SecondWriteRetry::SameData => Retry::SameData,
+            SecondWriteRetry::ExtraRead => Retry::ExtraRead,
+            SecondWriteRetry::None => Retry::Never,
         };
-        let sequential = r.layout == "sequential";
+        let sequential = r.layout == PairLayout::Sequential;
         // Lanes in the FTL's striping order (channel first), so consecutive hot units spread
         // over buses as first writes do.
         let mut lanes = Vec::new();
@@ -126,12 +126,12 @@ impl ReusableSsd {
         let min_clean = (r.min_clean_blocks as usize).max(Ftl::GC_RESERVE + 1);
         let bpp = geo.blocks_per_plane as f64;
         let spare_units = spare_blocks * geo.pages_per_block as f64;
-        let classifier: Box<dyn HotColdClassifier> = match r.hot_cold.as_str() {
-            "recency" => {
+        let classifier: Box<dyn HotColdClassifier> = match r.hot_cold {
+            HotColdKind::Recency => {
                 let window = if r.recency_window == 0 { spare_units as u64 } else { r.recency_window };
                 Box::new(Recency::new(r.hot_threshold, window.min(u32::MAX as u64 / 2) as u32, ftl.logical_units()))
             }
-            _ => Box::new(RequestSize { threshold: r.hot_threshold }),
+            HotColdKind::Size => Box::new(RequestSize { threshold: r.hot_threshold }),
         };
         let rated = ftl.flash.wear_model().rated_cycles(ftl.flash.native_mode());
         Ok(ReusableSsd {
@@ -142,7 +142,7 @@ impl ReusableSsd {
             },
             retry,
             prefetch: r.prefetch,
-            eager_prefetch: r.prefetch_issue == "eager",
+            eager_prefetch: r.prefetch_issue == PrefetchIssue::Eager,
             sequential,
             classifier,
             unit_bytes: ftl.unit_bytes(),
