@@ -13,6 +13,7 @@
 use crate::config::{Config, HotColdKind, Interface, MemoryLimit};
 use crate::error::{Error, Result};
 use crate::ftl::Layout;
+use crate::workload::{Fold, WorkloadKind};
 
 /// Generous bytes per block of every per-block table together (FTL valid/capacity/state/
 /// sequence, flash array wear and write pointer, victim lists, technique tables).
@@ -41,7 +42,7 @@ pub fn estimate(cfg: &Config) -> Result<u64> {
     if cfg.reusable.enabled && cfg.reusable.hot_cold == HotColdKind::Recency {
         per_unit += 4 * logical;
     }
-    if cfg.workload.kind == "trace" && cfg.workload.trace.fold == "remap_first" {
+    if cfg.workload.kind == WorkloadKind::Trace && cfg.workload.trace.fold == Fold::RemapFirst {
         // A hash map entry (key, value, control byte, load factor) per folded unit at most.
         per_unit += 24 * logical;
     }

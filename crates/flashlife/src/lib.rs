@@ -3,6 +3,9 @@
 //! Data flows one way: workload -> host interface -> FTL -> flash model -> engine -> stats.
 //! See `docs/architecture.md`.
 
+#[macro_use]
+mod choice;
+
 pub mod budget;
 pub mod checkpoint;
 pub mod config;

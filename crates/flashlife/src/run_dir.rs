@@ -288,7 +288,8 @@ fn finish_in_dir(mut sim: Simulator, dir: &RunDir, control: Control) -> Result<R
 /// Make `workload.trace.path` absolute (relative to the current directory).
 fn absolute_trace_path(cfg: &mut Config) -> Result<()> {
     let p = &mut cfg.workload.trace.path;
-    if cfg.workload.kind == "trace" && !p.is_empty() && Path::new(p.as_str()).is_relative() {
+    if cfg.workload.kind == crate::workload::WorkloadKind::Trace && !p.is_empty() && Path::new(p.as_str()).is_relative()
+    {
         let abs = std::path::absolute(p.as_str()).map_err(|e| Error::io(p.as_str(), e))?;
         *p = abs.display().to_string();
     }

@@ -4,6 +4,7 @@
 
 use std::io::{Cursor, Write};
 
+use flashlife::workload::NonMonotonic;
 use flashlife::workload::{TraceConfig, TraceReader, Workload};
 use proptest::prelude::*;
 
@@ -13,7 +14,7 @@ fn consume(data: Vec<u8>, format: &str, skip: bool, clamp: bool) {
     let cfg = TraceConfig {
         format: format.into(),
         skip_bad_lines: skip,
-        non_monotonic: if clamp { "clamp" } else { "error" }.into(),
+        non_monotonic: if clamp { NonMonotonic::Clamp } else { NonMonotonic::Error },
         ..TraceConfig::default()
     };
     let Ok(mut r) = TraceReader::from_reader("p", Cursor::new(data), &cfg) else { return };

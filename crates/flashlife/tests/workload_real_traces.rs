@@ -7,7 +7,7 @@ mod shared_traces {
     use std::io::Read;
     use std::path::PathBuf;
 
-    use flashlife::workload::{trace_stats, IoKind, TraceConfig, TraceFormat, TraceReader, Workload};
+    use flashlife::workload::{trace_stats, BlkparseEvent, IoKind, TraceConfig, TraceFormat, TraceReader, Workload};
 
     fn traces_dir() -> PathBuf {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
@@ -147,7 +147,8 @@ mod shared_traces {
                     }
                 }
             }
-            let cfg = TraceConfig { blkparse_event: event.into(), ..TraceConfig::default() };
+            let ev = if event == "C" { BlkparseEvent::Completed } else { BlkparseEvent::Issued };
+            let cfg = TraceConfig { blkparse_event: ev, ..TraceConfig::default() };
             let (fmt, n, reads, ignored) = read_all(&path, &cfg);
             assert_eq!(fmt, TraceFormat::Blkparse);
             assert_eq!((n, reads), (want_n, want_r), "{name} {event}");

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use flashlife::workload::shaping::{Looped, RemapFirst};
 use flashlife::workload::{build, HostRequest, IoKind, Workload, WorkloadConfig, WorkloadContext};
+use flashlife::workload::{Fold, Timestamps, TraceFilter, WorkloadKind};
 
 fn write_trace(text: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
@@ -12,7 +13,7 @@ fn write_trace(text: &str) -> tempfile::NamedTempFile {
 }
 
 fn trace_cfg(path: &std::path::Path) -> WorkloadConfig {
-    let mut c = WorkloadConfig { kind: "trace".into(), ..WorkloadConfig::default() };
+    let mut c = WorkloadConfig { kind: WorkloadKind::Trace, ..WorkloadConfig::default() };
     c.trace.path = path.display().to_string();
     c
 }
@@ -61,7 +62,7 @@ fn loop_over_an_empty_filtered_pass_is_an_error_not_a_hang() {
     let f = write_trace("time_ns,op,offset,size\n0,W,0,4096\n");
     let mut c = trace_cfg(f.path());
     c.trace.loops = 0;
-    c.trace.filter = "reads".into();
+    c.trace.filter = TraceFilter::Reads;
     let mut w = build(&c, &ctx(1 << 30)).unwrap();
     let e = w.next_request().unwrap_err().to_string();
     assert!(e.contains("produced no request"), "{e}");
@@ -71,12 +72,12 @@ fn loop_over_an_empty_filtered_pass_is_an_error_not_a_hang() {
 fn filters_keep_reads_or_writes() {
     let f = write_trace(TRACE);
     let mut c = trace_cfg(f.path());
-    c.trace.filter = "writes".into();
+    c.trace.filter = TraceFilter::Writes;
     let mut w = build(&c, &ctx(1 << 40)).unwrap();
     let v = drain(&mut *w, 10);
     assert!(v.len() == 2 && v.iter().all(|r| r.kind == IoKind::Write));
     assert_eq!(w.counters().unwrap().filtered, 1);
-    c.trace.filter = "reads".into();
+    c.trace.filter = TraceFilter::Reads;
     let v = drain(&mut *build(&c, &ctx(1 << 40)).unwrap(), 10);
     assert!(v.len() == 1 && v[0].kind == IoKind::Read);
 }
@@ -88,7 +89,7 @@ fn time_scaling_and_ignoring_timestamps() {
     c.trace.time_scale = 0.5;
     let t: Vec<u64> = drain(&mut *build(&c, &ctx(1 << 40)).unwrap(), 10).iter().map(|r| r.arrival_ns).collect();
     assert_eq!(t, vec![0, 500, 1500]);
-    c.trace.timestamps = "ignore".into();
+    c.trace.timestamps = Timestamps::Ignore;
     assert!(!c.open_loop());
     assert!(drain(&mut *build(&c, &ctx(1 << 40)).unwrap(), 10).iter().all(|r| r.arrival_ns == 0));
 }
@@ -111,7 +112,7 @@ fn modulo_fold_keeps_every_request_inside_the_drive() {
 fn fold_none_reports_requests_past_the_end() {
     let f = write_trace(TRACE);
     let mut c = trace_cfg(f.path());
-    c.trace.fold = "none".into();
+    c.trace.fold = Fold::None;
     let mut w = build(&c, &ctx(2 << 20)).unwrap();
     w.next_request().unwrap().unwrap();
     w.next_request().unwrap().unwrap();
@@ -131,7 +132,7 @@ fn remap_first_is_compact_ordered_bounded_and_splits_runs() {
          5,W,8192,4096\n",
     );
     let mut c = trace_cfg(f.path());
-    c.trace.fold = "remap_first".into();
+    c.trace.fold = Fold::RemapFirst;
     c.trace.remap_limit_bytes = 4 * 4096; // keep 4 distinct units
     let mut w = build(&c, &ctx(1 << 30)).unwrap();
     let v: Vec<(u64, u64)> = drain(&mut *w, 20).iter().map(|r| (r.offset, r.size)).collect();

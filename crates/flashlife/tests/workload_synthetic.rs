@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use flashlife::workload::zipf::ZipfSampler;
 use flashlife::workload::{build, workload_stats, IoKind, Workload, WorkloadConfig, WorkloadContext};
+use flashlife::workload::{ArrivalProcess, Fold, TimeUnit, Timestamps, WorkloadKind};
 use rand::SeedableRng;
 
 const GIB: u64 = 1 << 30;
@@ -29,7 +30,7 @@ fn loglog_slope(mut counts: Vec<u64>, ranks: usize) -> f64 {
 fn zipf_rank_frequency_slope_matches_alpha() {
     // Through the whole generator (scrambled ranks): counts per address, sorted.
     for (alpha, samples, ranks) in [(1.0, 2_000_000u64, 200usize), (2.0, 2_000_000, 40)] {
-        let mut c = WorkloadConfig { kind: "zipf".into(), ..WorkloadConfig::default() };
+        let mut c = WorkloadConfig { kind: WorkloadKind::Zipf, ..WorkloadConfig::default() };
         c.zipf.alpha = alpha;
         let mut w = build(&c, &ctx(4 * GIB)).unwrap();
         let mut counts: HashMap<u64, u64> = HashMap::new();
@@ -64,7 +65,7 @@ fn zipf_sampler_handles_any_positive_alpha() {
 
 #[test]
 fn zipf_scramble_spreads_hot_addresses() {
-    let mut c = WorkloadConfig { kind: "zipf".into(), ..WorkloadConfig::default() };
+    let mut c = WorkloadConfig { kind: WorkloadKind::Zipf, ..WorkloadConfig::default() };
     c.zipf.alpha = 1.0;
     let hot = |c: &WorkloadConfig| {
         let mut w = build(c, &ctx(GIB)).unwrap();
@@ -116,7 +117,7 @@ fn uniform_default_stream_is_stable() {
 
 #[test]
 fn hotcold_sends_the_hot_share_to_the_hot_space() {
-    let mut c = WorkloadConfig { kind: "hotcold".into(), working_set: 0.5, ..WorkloadConfig::default() };
+    let mut c = WorkloadConfig { kind: WorkloadKind::HotCold, working_set: 0.5, ..WorkloadConfig::default() };
     c.hotcold.hot_requests = 0.9;
     c.hotcold.hot_space = 0.1;
     let mut w = build(&c, &ctx(GIB)).unwrap();
@@ -137,7 +138,7 @@ fn hotcold_sends_the_hot_share_to_the_hot_space() {
 #[test]
 fn sequential_wraps_within_the_working_set() {
     let c = WorkloadConfig {
-        kind: "sequential".into(),
+        kind: WorkloadKind::Sequential,
         working_set: 1.0,
         request_size: 65536,
         ..WorkloadConfig::default()
@@ -166,10 +167,15 @@ fn weighted_sizes_and_mixes() {
     }
     assert!((by[&4096] as f64 / 1e5 - 0.7).abs() < 0.01 && (by[&(1 << 20)] as f64 / 1e5 - 0.1).abs() < 0.01);
 
-    let mut c = WorkloadConfig { kind: "mix".into(), ..WorkloadConfig::default() };
+    let mut c = WorkloadConfig { kind: WorkloadKind::Mix, ..WorkloadConfig::default() };
     c.mix = vec![
-        WorkloadConfig { kind: "sequential".into(), weight: 3.0, request_size: 131072, ..WorkloadConfig::default() },
-        WorkloadConfig { kind: "zipf".into(), weight: 1.0, read_ratio: 1.0, ..WorkloadConfig::default() },
+        WorkloadConfig {
+            kind: WorkloadKind::Sequential,
+            weight: 3.0,
+            request_size: 131072,
+            ..WorkloadConfig::default()
+        },
+        WorkloadConfig { kind: WorkloadKind::Zipf, weight: 1.0, read_ratio: 1.0, ..WorkloadConfig::default() },
     ];
     let mut w = build(&c, &ctx(GIB)).unwrap();
     let (mut seq, mut reads) = (0, 0);
@@ -193,7 +199,7 @@ fn arrival_processes() {
     let mut w = build(&c, &ctx(GIB)).unwrap();
     assert!((0..100).all(|_| w.next_request().unwrap().unwrap().arrival_ns == 0));
 
-    c.arrival.process = "poisson".into();
+    c.arrival.process = ArrivalProcess::Poisson;
     c.arrival.rate_iops = 10_000.0;
     assert!(c.open_loop());
     let mut w = build(&c, &ctx(GIB)).unwrap();
@@ -202,7 +208,7 @@ fn arrival_processes() {
     // Exponential gaps: median = mean * ln 2.
     assert!((s.inter_arrival.p50_ns as f64 / 69_315.0 - 1.0).abs() < 0.02, "{:?}", s.inter_arrival);
 
-    c.arrival.process = "bursty".into();
+    c.arrival.process = ArrivalProcess::Bursty;
     c.arrival.burst_requests = 4;
     c.arrival.burst_gap_ns = 1_000_000;
     c.arrival.burst_spacing_ns = 10;
@@ -221,10 +227,10 @@ fn arrival_processes() {
     assert_eq!(a, b2);
     let _ = b;
 
-    let t = WorkloadConfig { kind: "trace".into(), ..WorkloadConfig::default() };
+    let t = WorkloadConfig { kind: WorkloadKind::Trace, ..WorkloadConfig::default() };
     assert!(t.open_loop());
     let mut t2 = t.clone();
-    t2.trace.timestamps = "ignore".into();
+    t2.trace.timestamps = Timestamps::Ignore;
     assert!(!t2.open_loop());
 }
 
@@ -235,7 +241,6 @@ fn config_errors_name_dotted_keys() {
         assert!(e.starts_with(prefix), "expected `{prefix}`, got `{e}`");
     };
     let d = WorkloadConfig::default;
-    check(WorkloadConfig { kind: "zipfian".into(), ..d() }, "config: workload.kind = zipfian: expected one of:");
     check(WorkloadConfig { read_ratio: 1.5, ..d() }, "config: workload.read_ratio = 1.5");
     check(WorkloadConfig { working_set: 0.0, ..d() }, "config: workload.working_set = 0");
     check(WorkloadConfig { sizes: vec![4096, 0], ..d() }, "config: workload.sizes[1] = 0");
@@ -247,28 +252,35 @@ fn config_errors_name_dotted_keys() {
     c.hotcold.hot_space = 2.0;
     check(c, "config: workload.hotcold.hot_space = 2");
     let mut c = d();
-    c.arrival.process = "poison".into();
-    check(c, "config: workload.arrival.process = poison");
-    let mut c = d();
     c.arrival.rate_iops = -1.0;
     check(c, "config: workload.arrival.rate_iops = -1");
-    check(WorkloadConfig { kind: "trace".into(), ..d() }, "config: workload.trace.path");
-    let mut c = WorkloadConfig { kind: "trace".into(), ..d() };
+    check(WorkloadConfig { kind: WorkloadKind::Trace, ..d() }, "config: workload.trace.path");
+    let mut c = WorkloadConfig { kind: WorkloadKind::Trace, ..d() };
     c.trace.path = "x".into();
     c.trace.format = "csv".into();
     check(c.clone(), "config: workload.trace.format = csv");
     c.trace.format = "msr".into();
-    c.trace.time_unit = "us".into();
+    c.trace.time_unit = TimeUnit::Us;
     check(c.clone(), "config: workload.trace.time_unit = us");
-    c.trace.time_unit = "auto".into();
-    c.trace.fold = "wrap".into();
-    check(c.clone(), "config: workload.trace.fold = wrap");
-    c.trace.fold = "modulo".into();
+    c.trace.time_unit = TimeUnit::Auto;
+    c.trace.fold = Fold::Modulo;
     c.trace.time_scale = 0.0;
     check(c, "config: workload.trace.time_scale = 0");
-    check(WorkloadConfig { kind: "mix".into(), ..d() }, "config: workload.mix");
-    let bad = WorkloadConfig { kind: "trace".into(), ..d() };
-    check(WorkloadConfig { kind: "mix".into(), mix: vec![d(), bad], ..d() }, "config: workload.mix[1].kind = trace");
+    check(WorkloadConfig { kind: WorkloadKind::Mix, ..d() }, "config: workload.mix");
+    let bad = WorkloadConfig { kind: WorkloadKind::Trace, ..d() };
+    check(
+        WorkloadConfig { kind: WorkloadKind::Mix, mix: vec![d(), bad], ..d() },
+        "config: workload.mix[1].kind = trace",
+    );
+    // A name the key does not take is refused when the configuration is read.
+    for (set, want) in [
+        ("workload.kind=\"zipfian\"", "config: workload.kind = \"zipfian\": expected one of: uniform, zipf,"),
+        ("workload.arrival.process=\"poison\"", "config: workload.arrival.process = \"poison\": expected one of:"),
+        ("workload.trace.fold=\"wrap\"", "config: workload.trace.fold = \"wrap\": expected one of: modulo,"),
+    ] {
+        let e = flashlife::ConfigBuilder::new().set(set).and_then(|b| b.build()).map(|_| ()).unwrap_err().to_string();
+        assert!(e.starts_with(want), "expected `{want}`, got `{e}`");
+    }
     let e = build(&WorkloadConfig { request_size: 2 * GIB, ..d() }, &ctx(GIB)).err().unwrap().to_string();
     assert!(e.starts_with("config: workload.request_size = 2147483648"), "{e}");
 }
@@ -301,7 +313,7 @@ fn config_round_trips_through_toml_and_rejects_unknown_keys() {
 #[test]
 fn stats_switch_to_an_estimate_past_the_exact_limit() {
     // 3M distinct 4 KiB pages, beyond the 2^20 counted exactly: HyperLogLog takes over.
-    let c = WorkloadConfig { kind: "sequential".into(), request_size: 4096, ..WorkloadConfig::default() };
+    let c = WorkloadConfig { kind: WorkloadKind::Sequential, request_size: 4096, ..WorkloadConfig::default() };
     let mut w = build(&c, &ctx(64 * GIB)).unwrap();
     let s = workload_stats(&mut *w, 3_000_000).unwrap();
     assert!(!s.distinct_exact && s.access_cdf_sampled);

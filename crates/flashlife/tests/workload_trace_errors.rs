@@ -4,6 +4,7 @@
 use std::io::{Cursor, Write};
 
 use flashlife::workload::{HostRequest, IoKind, TraceConfig, TraceFormat, TraceReader, Workload};
+use flashlife::workload::{NonMonotonic, TimeUnit};
 
 fn cfg(format: &str) -> TraceConfig {
     TraceConfig { format: format.into(), ..TraceConfig::default() }
@@ -55,7 +56,7 @@ fn msr_malformed_lines() {
     );
     fails(good("128166372003061630,h,0,Write,18446744073709551615,4096,1\n").as_bytes(), "auto", "t:2: offset: ");
     fails(good("128166372003061630,h,99999,Write,0,4096,1\n").as_bytes(), "auto", "t:2: disk: 99999 is too large");
-    let strict = TraceConfig { non_monotonic: "error".into(), ..TraceConfig::default() };
+    let strict = TraceConfig { non_monotonic: NonMonotonic::Error, ..TraceConfig::default() };
     fails_with(good("1,h,0,Write,0,4096,1\n").as_bytes(), &strict, "t:2: time: time goes backwards");
 }
 
@@ -68,7 +69,7 @@ fn exactly_one_tebibyte_is_accepted() {
 #[test]
 fn non_monotonic_times_error_or_clamp() {
     let data = b"1000,h,0,Write,0,4096,1\n3000,h,0,Write,0,4096,1\n2000,h,0,Write,0,4096,1\n4000,h,0,Read,0,512,1\n";
-    let strict = TraceConfig { non_monotonic: "error".into(), ..TraceConfig::default() };
+    let strict = TraceConfig { non_monotonic: NonMonotonic::Error, ..TraceConfig::default() };
     fails_with(data, &strict, "t:3: time: time goes backwards");
     // Earlier than the first request is non-monotonic too (relative time would be negative).
     fails_with(b"1000,h,0,Write,0,4096,1\n500,h,0,Write,0,4096,1\n", &strict, "t:2: time: time goes backwards");
@@ -170,7 +171,7 @@ fn disksim_and_mqsim_malformed_lines_and_units() {
         (1_250_000, 8192, 512, IoKind::Write, 3)
     );
     assert_eq!(v[0].kind, IoKind::Read);
-    let us = TraceConfig { time_unit: "us".into(), ..cfg("disksim") };
+    let us = TraceConfig { time_unit: TimeUnit::Us, ..cfg("disksim") };
     assert_eq!(run(data, &us).unwrap()[1].arrival_ns, 1_250);
     assert_eq!(run(b"100 0 5 8 1\n350 0 5 8 1\n", &cfg("mqsim")).unwrap()[1].arrival_ns, 250);
     // Auto: a decimal point means DiskSim milliseconds, integers MQSim nanoseconds.

@@ -2,37 +2,6 @@
 //! from and written to TOML by their names, compared in code as values, so a misspelt name is
 //! an error at load time (naming the key and the names it takes) and never a silent `else`.
 
-use std::fmt;
-
-/// An enum whose variants are written in TOML by the given names.
-macro_rules! choice {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $var:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $text)] $var),+
-        }
-
-        impl $name {
-            /// Every name, in declaration order.
-            pub const NAMES: &'static [&'static str] = &[$($text),+];
-
-            /// The name as written in TOML.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($name::$var => $text),+
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    };
-}
-
 choice! {
     /// `flash.wear_model`.
     WearModelKind { Fixed = "fixed", Oxide = "oxide" }

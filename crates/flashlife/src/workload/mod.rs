@@ -67,8 +67,52 @@ pub struct WorkloadContext {
 /// would go past it is an error naming the key that sent it there, never a saturated clock.
 pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
-/// Every `workload.kind` accepted.
-pub const KINDS: &str = "one of: uniform, zipf, hotcold, sequential, mix, trace";
+choice! {
+    /// `workload.kind`: the generator or source of requests.
+    WorkloadKind {
+        Uniform = "uniform",
+        Zipf = "zipf",
+        HotCold = "hotcold",
+        Sequential = "sequential",
+        Mix = "mix",
+        Trace = "trace",
+    }
+}
+
+choice! {
+    /// `workload.arrival.process`: when requests arrive.
+    ArrivalProcess { Closed = "closed", Poisson = "poisson", Bursty = "bursty" }
+}
+
+choice! {
+    /// `workload.trace.time_unit`: the unit of `disksim`/`mqsim` arrival times.
+    TimeUnit { Auto = "auto", S = "s", Ms = "ms", Us = "us", Ns = "ns" }
+}
+
+choice! {
+    /// `workload.trace.blkparse_event`: the blkparse events that carry requests.
+    BlkparseEvent { Issued = "D", Completed = "C" }
+}
+
+choice! {
+    /// `workload.trace.timestamps`: replay at the trace's times, or as fast as the queue allows.
+    Timestamps { Honour = "honour", Ignore = "ignore" }
+}
+
+choice! {
+    /// `workload.trace.non_monotonic`: what a time earlier than the previous one does.
+    NonMonotonic { Clamp = "clamp", Error = "error" }
+}
+
+choice! {
+    /// `workload.trace.filter`: which requests of a trace are kept.
+    TraceFilter { All = "all", Reads = "reads", Writes = "writes" }
+}
+
+choice! {
+    /// `workload.trace.fold`: how trace addresses are folded onto the drive.
+    Fold { Modulo = "modulo", RemapFirst = "remap_first", None = "none" }
+}
 
 /// `[workload]` section of the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,7 +121,7 @@ pub struct WorkloadConfig {
     /// Generator or source: `uniform` (uniform random addresses), `zipf`, `hotcold`,
     /// `sequential`, `mix` (weighted mix of the `mix` parts) or `trace` (replay
     /// `trace.path`).
-    pub kind: String,
+    pub kind: WorkloadKind,
     /// Fraction of requests that are reads, 0..=1 (synthetic kinds).
     pub read_ratio: f64,
     /// Fraction of the logical space the requests touch, (0, 1] (synthetic kinds).
@@ -105,7 +149,7 @@ pub struct WorkloadConfig {
 impl Default for WorkloadConfig {
     fn default() -> Self {
         WorkloadConfig {
-            kind: "uniform".into(),
+            kind: WorkloadKind::Uniform,
             read_ratio: 0.0,
             working_set: 1.0,
             request_size: 0,
@@ -161,7 +205,7 @@ pub struct ArrivalConfig {
     /// `closed` (arrival_ns = 0: the host keeps `host.queue_depth` requests outstanding),
     /// `poisson` (exponential gaps at `rate_iops`) or `bursty` (`burst_requests` requests
     /// `burst_spacing_ns` apart, then `burst_gap_ns` idle).
-    pub process: String,
+    pub process: ArrivalProcess,
     /// Mean arrival rate of `poisson`, requests per second, > 0.
     pub rate_iops: f64,
     /// Requests per burst of `bursty`, >= 1.
@@ -175,7 +219,7 @@ pub struct ArrivalConfig {
 impl Default for ArrivalConfig {
     fn default() -> Self {
         ArrivalConfig {
-            process: "closed".into(),
+            process: ArrivalProcess::Closed,
             rate_iops: 1000.0,
             burst_requests: 64,
             burst_gap_ns: 10_000_000,
@@ -195,27 +239,27 @@ pub struct TraceConfig {
     pub format: String,
     /// Time unit of `disksim`/`mqsim` arrival times: `auto` (ms for `disksim`, ns for
     /// `mqsim`), `s`, `ms`, `us` or `ns`. Other formats have fixed units.
-    pub time_unit: String,
+    pub time_unit: TimeUnit,
     /// blkparse events that carry requests: `D` (issued to the device) or `C` (completed).
-    pub blkparse_event: String,
+    pub blkparse_event: BlkparseEvent,
     /// `honour` arrival times (open-loop replay) or `ignore` them (closed loop).
-    pub timestamps: String,
+    pub timestamps: Timestamps,
     /// A time earlier than the previous request's: `clamp` it to the previous time (and
     /// count it) or `error`.
-    pub non_monotonic: String,
+    pub non_monotonic: NonMonotonic,
     /// Skip malformed lines (counted, first one reported) instead of failing.
     pub skip_bad_lines: bool,
     /// Passes over the trace: 1 = once, N, or 0 = endless (restart from the top with a
     /// time offset), so lifetime runs never run out of requests.
     pub loops: u64,
     /// Keep only `all`, `reads` or `writes`.
-    pub filter: String,
+    pub filter: TraceFilter,
     /// Multiply arrival times by this factor (> 0; 0.5 replays twice as fast).
     pub time_scale: f64,
     /// Fold trace addresses onto the drive: `modulo` (offset mod capacity), `remap_first`
     /// (the first distinct mapping units, in order of appearance, onto a compact range;
     /// requests touching others are dropped) or `none` (an address past the end is an error).
-    pub fold: String,
+    pub fold: Fold,
     /// Bytes of distinct addresses `remap_first` keeps; 0 = the drive's logical capacity.
     pub remap_limit_bytes: u64,
 }
@@ -225,25 +269,17 @@ impl Default for TraceConfig {
         TraceConfig {
             path: String::new(),
             format: "auto".into(),
-            time_unit: "auto".into(),
-            blkparse_event: "D".into(),
-            timestamps: "honour".into(),
-            non_monotonic: "clamp".into(),
+            time_unit: TimeUnit::Auto,
+            blkparse_event: BlkparseEvent::Issued,
+            timestamps: Timestamps::Honour,
+            non_monotonic: NonMonotonic::Clamp,
             skip_bad_lines: false,
             loops: 1,
-            filter: "all".into(),
+            filter: TraceFilter::All,
             time_scale: 1.0,
-            fold: "modulo".into(),
+            fold: Fold::Modulo,
             remap_limit_bytes: 0,
         }
-    }
-}
-
-fn one_of(key: String, value: &str, allowed: &[&str]) -> Result<()> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::config(key, value, format!("one of: {}", allowed.join(", "))))
     }
 }
 
@@ -254,19 +290,13 @@ impl TraceConfig {
         if self.format != "auto" && TraceFormat::from_name(&self.format).is_none() {
             return Err(Error::config(k("format"), &self.format, format!("auto or {}", TraceFormat::NAMES)));
         }
-        one_of(k("time_unit"), &self.time_unit, &["auto", "s", "ms", "us", "ns"])?;
-        if self.time_unit != "auto" && !matches!(self.format.as_str(), "auto" | "disksim" | "mqsim") {
+        if self.time_unit != TimeUnit::Auto && !matches!(self.format.as_str(), "auto" | "disksim" | "mqsim") {
             return Err(Error::config(
                 k("time_unit"),
-                &self.time_unit,
+                self.time_unit,
                 format!("auto: the {} format has a fixed time unit", self.format),
             ));
         }
-        one_of(k("blkparse_event"), &self.blkparse_event, &["D", "C"])?;
-        one_of(k("timestamps"), &self.timestamps, &["honour", "ignore"])?;
-        one_of(k("non_monotonic"), &self.non_monotonic, &["clamp", "error"])?;
-        one_of(k("filter"), &self.filter, &["all", "reads", "writes"])?;
-        one_of(k("fold"), &self.fold, &["modulo", "remap_first", "none"])?;
         if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
             return Err(Error::config(k("time_scale"), self.time_scale, "a finite factor > 0"));
         }
@@ -284,19 +314,18 @@ impl WorkloadConfig {
     /// `trace.timestamps = "honour"`, and the `poisson` and `bursty` arrival processes.
     /// False for closed loop, where the host keeps `host.queue_depth` requests outstanding.
     pub fn open_loop(&self) -> bool {
-        self.arrival.process != "closed" || (self.kind == "trace" && self.trace.timestamps == "honour")
+        self.arrival.process != ArrivalProcess::Closed
+            || (self.kind == WorkloadKind::Trace && self.trace.timestamps == Timestamps::Honour)
     }
 
     fn validate_at(&self, prefix: &str, top: bool) -> Result<()> {
         let k = |name: &str| format!("{prefix}.{name}");
-        let kinds: &[&str] = if top {
-            &["uniform", "zipf", "hotcold", "sequential", "mix", "trace"]
-        } else {
-            &["uniform", "zipf", "hotcold", "sequential"]
-        };
-        if !kinds.contains(&self.kind.as_str()) {
-            let expected = if top { KINDS.to_string() } else { format!("one of: {} (inside a mix)", kinds.join(", ")) };
-            return Err(Error::config(k("kind"), &self.kind, expected));
+        if !top && matches!(self.kind, WorkloadKind::Mix | WorkloadKind::Trace) {
+            return Err(Error::config(
+                k("kind"),
+                self.kind,
+                "one of: uniform, zipf, hotcold, sequential (inside a mix)",
+            ));
         }
         if !(0.0..=1.0).contains(&self.read_ratio) {
             return Err(Error::config(k("read_ratio"), self.read_ratio, "a fraction between 0 and 1"));
@@ -337,7 +366,6 @@ impl WorkloadConfig {
         }
         if top {
             let a = &self.arrival;
-            one_of(k("arrival.process"), &a.process, &["closed", "poisson", "bursty"])?;
             if !(a.rate_iops.is_finite() && a.rate_iops > 0.0) {
                 return Err(Error::config(k("arrival.rate_iops"), a.rate_iops, "a finite rate > 0 requests/s"));
             }
@@ -345,10 +373,10 @@ impl WorkloadConfig {
                 return Err(Error::config(k("arrival.burst_requests"), a.burst_requests, "at least 1"));
             }
             self.trace.validate(&k("trace"))?;
-            if self.kind == "trace" && self.trace.path.is_empty() {
+            if self.kind == WorkloadKind::Trace && self.trace.path.is_empty() {
                 return Err(Error::config(k("trace.path"), "\"\"", "the path of a trace file"));
             }
-            if self.kind == "mix" {
+            if self.kind == WorkloadKind::Mix {
                 if self.mix.is_empty() {
                     return Err(Error::config(k("mix"), "[]", "at least one part ([[workload.mix]] tables)"));
                 }
@@ -370,12 +398,12 @@ pub fn build(cfg: &WorkloadConfig, ctx: &WorkloadContext) -> Result<Box<dyn Work
             ctx.logical_bytes, ctx.unit_bytes
         )));
     }
-    let base: Box<dyn Workload> = match cfg.kind.as_str() {
-        "trace" => shaping::build_trace(&cfg.trace, ctx)?,
-        "mix" => Box::new(synthetic::Mix::new(cfg, ctx)?),
+    let base: Box<dyn Workload> = match cfg.kind {
+        WorkloadKind::Trace => shaping::build_trace(&cfg.trace, ctx)?,
+        WorkloadKind::Mix => Box::new(synthetic::Mix::new(cfg, ctx)?),
         _ => Box::new(Synthetic::new(cfg, ctx, ctx.seed)?),
     };
-    if cfg.arrival.process == "closed" {
+    if cfg.arrival.process == ArrivalProcess::Closed {
         Ok(base)
     } else {
         Ok(Box::new(shaping::Arrivals::new(base, &cfg.arrival, shaping::derive_seed(ctx.seed, 0xA771_7A15))))

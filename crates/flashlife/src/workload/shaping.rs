@@ -14,7 +14,10 @@ use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
 
 use super::trace::{TraceCounters, TraceReader};
-use super::{ArrivalConfig, HostRequest, IoKind, TraceConfig, Workload, WorkloadContext};
+use super::{
+    ArrivalConfig, ArrivalProcess, Fold, HostRequest, IoKind, Timestamps, TraceConfig, TraceFilter, Workload,
+    WorkloadContext,
+};
 use crate::error::{Error, Result};
 
 pub use crate::seeds::derive_seed;
@@ -22,10 +25,10 @@ pub use crate::seeds::derive_seed;
 /// Build the shaped trace workload of `[workload.trace]`.
 pub fn build_trace(cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn Workload>> {
     let path = PathBuf::from(&cfg.path);
-    let keep = match cfg.filter.as_str() {
-        "reads" => Some(IoKind::Read),
-        "writes" => Some(IoKind::Write),
-        _ => None,
+    let keep = match cfg.filter {
+        TraceFilter::Reads => Some(IoKind::Read),
+        TraceFilter::Writes => Some(IoKind::Write),
+        TraceFilter::All => None,
     };
     let reader_cfg = cfg.clone();
     let open = move || -> Result<Box<dyn Workload>> {
@@ -39,16 +42,16 @@ pub fn build_trace(cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn W
     if cfg.time_scale != 1.0 {
         w = Box::new(TimeScale::new(w, cfg.time_scale));
     }
-    if cfg.timestamps == "ignore" {
+    if cfg.timestamps == Timestamps::Ignore {
         w = Box::new(IgnoreTimestamps(w));
     }
-    Ok(match cfg.fold.as_str() {
-        "remap_first" => {
+    Ok(match cfg.fold {
+        Fold::RemapFirst => {
             let limit = if cfg.remap_limit_bytes == 0 { ctx.logical_bytes } else { cfg.remap_limit_bytes };
             Box::new(RemapFirst::new(w, ctx.unit_bytes, limit.min(ctx.logical_bytes))?)
         }
-        "none" => Box::new(CheckBounds::new(w, ctx.logical_bytes)),
-        _ => Box::new(Modulo::new(w, ctx.logical_bytes)),
+        Fold::None => Box::new(CheckBounds::new(w, ctx.logical_bytes)),
+        Fold::Modulo => Box::new(Modulo::new(w, ctx.logical_bytes)),
     })
 }
 
@@ -377,7 +380,7 @@ pub struct Arrivals<W> {
 impl<W: Workload> Arrivals<W> {
     /// Re-time `inner` with the process of `cfg` (validated), drawing from `seed`.
     pub fn new(inner: W, cfg: &ArrivalConfig, seed: u64) -> Self {
-        let poisson = if cfg.process == "poisson" { Exp::new(cfg.rate_iops / 1e9).ok() } else { None };
+        let poisson = if cfg.process == ArrivalProcess::Poisson { Exp::new(cfg.rate_iops / 1e9).ok() } else { None };
         Arrivals {
             inner,
             rng: Pcg64Mcg::seed_from_u64(seed),

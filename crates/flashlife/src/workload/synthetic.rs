@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::zipf::ZipfSampler;
-use super::{HostRequest, IoKind, Workload, WorkloadConfig, WorkloadContext};
+use super::{HostRequest, IoKind, Workload, WorkloadConfig, WorkloadContext, WorkloadKind};
 use crate::error::{Error, Result};
 use crate::seeds::{derive_seed, splitmix64};
 
@@ -138,18 +138,18 @@ impl Synthetic {
                 format!("a size no larger than the working set ({span} bytes)"),
             ));
         }
-        let pattern = match cfg.kind.as_str() {
-            "uniform" => Pattern::Uniform,
-            "zipf" => Pattern::Zipf {
+        let pattern = match cfg.kind {
+            WorkloadKind::Uniform => Pattern::Uniform,
+            WorkloadKind::Zipf => Pattern::Zipf {
                 sampler: ZipfSampler::new(slots, cfg.zipf.alpha),
                 // The permutation's own seed stream: changing it never shifts the draws.
                 perm: cfg.zipf.scramble.then(|| Permutation::new(slots, derive_seed(seed, 0x5C4A_3B1E))),
             },
-            "hotcold" => Pattern::HotCold {
+            WorkloadKind::HotCold => Pattern::HotCold {
                 hot_slots: ((slots as f64 * cfg.hotcold.hot_space).ceil() as u64).clamp(1, slots),
                 hot_requests: cfg.hotcold.hot_requests,
             },
-            "sequential" => Pattern::Sequential { cursor: 0 },
+            WorkloadKind::Sequential => Pattern::Sequential { cursor: 0 },
             other => return Err(Error::config("workload.kind", other, "one of: uniform, zipf, hotcold, sequential")),
         };
         Ok(Synthetic {

@@ -18,7 +18,7 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 use serde::Serialize;
 
-use super::{HostRequest, IoKind, TraceConfig, Workload};
+use super::{HostRequest, IoKind, NonMonotonic, TimeUnit, TraceConfig, Workload};
 use crate::error::{Error, Result};
 
 /// Largest request accepted: anything larger is a corrupt record, not a real I/O.
@@ -299,13 +299,13 @@ impl TraceReader {
         } else {
             TraceFormat::from_name(&cfg.format).unwrap_or(TraceFormat::Msr)
         };
-        let unit = match (cfg.time_unit.as_str(), format) {
-            ("s", _) => 9,
-            ("ms", _) => 6,
-            ("us", _) => 3,
-            ("ns", _) => 0,
-            (_, TraceFormat::Disksim) => 6,
-            _ => 0,
+        let unit = match (cfg.time_unit, format) {
+            (TimeUnit::S, _) => 9,
+            (TimeUnit::Ms, _) => 6,
+            (TimeUnit::Us, _) => 3,
+            (TimeUnit::Ns, _) => 0,
+            (TimeUnit::Auto, TraceFormat::Disksim) => 6,
+            (TimeUnit::Auto, _) => 0,
         };
         Ok(TraceReader {
             src: Box::new(BufReader::with_capacity(64 * 1024, text)),
@@ -313,8 +313,8 @@ impl TraceReader {
             format,
             gzip,
             disksim_pow10: unit,
-            blkparse_event: if cfg.blkparse_event == "C" { "C" } else { "D" },
-            clamp: cfg.non_monotonic == "clamp",
+            blkparse_event: cfg.blkparse_event.name(),
+            clamp: cfg.non_monotonic == NonMonotonic::Clamp,
             skip_bad_lines: cfg.skip_bad_lines,
             buf: Vec::with_capacity(256),
             line: 0,
