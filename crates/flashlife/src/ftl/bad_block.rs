@@ -197,13 +197,12 @@ impl Ftl {
                 for s in 0..a.upp {
                     let from = base + a.page * self.max_upp + s;
                     let to = base + next * self.max_upp + s;
-                    let lpn = self.p2l[from as usize];
+                    let lpn = self.map.owner(from);
                     if lpn == UNMAPPED {
                         continue; // overwritten while the page was open
                     }
-                    self.p2l[from as usize] = UNMAPPED;
-                    self.p2l[to as usize] = lpn;
-                    self.l2p[lpn as usize] = to;
+                    self.map.claim(from, UNMAPPED);
+                    self.map.bind(lpn, to);
                     if s + 1 < a.upp {
                         if let Some(o) = &mut self.oracle {
                             o.relocate(lpn, from, lpn, to);
@@ -231,7 +230,7 @@ impl Ftl {
             let plane = self.geo.plane_of_block(block);
             let first = block * self.slots_per_block + page * self.max_upp;
             for s in 0..self.max_upp {
-                let lpn = self.p2l[(first + s) as usize];
+                let lpn = self.map.owner(first + s);
                 if lpn != UNMAPPED {
                     self.salvage.rehomed_units += 1;
                     done = done.max(self.move_unit(lpn, first + s, plane, ready, Cause::BadBlock));

@@ -53,10 +53,10 @@ impl Ftl {
         let b = self.block_of(from);
         // A second-written unit leaves both halves; the oracle knows it by its first half.
         let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
-        self.p2l[from as usize] = UNMAPPED;
+        self.map.claim(from, UNMAPPED);
         self.note_page_invalid(b);
         self.valid[b as usize] -= 1;
-        self.l2p[lpn as usize] = UNMAPPED;
+        self.map.point(lpn, UNMAPPED);
         self.relocations += 1;
         if self.relocation_fault == Some(self.relocations) {
             return ready; // the deliberate bug: the unit is dropped

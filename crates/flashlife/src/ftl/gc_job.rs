@@ -109,7 +109,7 @@ impl Ftl {
                 self.prefetch_page_map(base + (page + job.ahead) * self.max_upp, upp);
             }
             let first = base + page * self.max_upp;
-            let n = (0..upp).filter(|&s| self.p2l[(first + s) as usize] != UNMAPPED).count() as u32;
+            let n = (0..upp).filter(|&s| self.map.owner(first + s) != UNMAPPED).count() as u32;
             if n == 0 {
                 continue;
             }
@@ -122,7 +122,7 @@ impl Ftl {
             };
             for s in 0..upp {
                 let from = first + s;
-                let lpn = self.p2l[from as usize];
+                let lpn = self.map.owner(from);
                 if lpn == UNMAPPED {
                     continue;
                 }

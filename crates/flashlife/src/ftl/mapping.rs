@@ -1,8 +1,75 @@
-//! The mapping: logical unit -> slot (`l2p`) and back (`p2l`), with each block's count of
-//! valid units; forgetting a unit's old copy on an overwrite; prefetching map entries ahead
+//! The mapping: logical unit -> slot (`l2p`) and back (`p2l`) in [`Mapping`], with each
+//! block's count of valid units; forgetting a unit's old copy on an overwrite; prefetching map entries ahead
 //! of their use (see `prefetch.rs`).
 
 use super::*;
+
+/// The two maps, kept in step: `l2p[lpn]` is the slot holding logical unit `lpn` (or
+/// [`UNMAPPED`]), `p2l[slot]` the unit a slot holds (or [`UNMAPPED`]). A Reusable SSD second
+/// write is the one place a unit has two slots: both name it in `p2l`, `l2p` names the first.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct Mapping {
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+}
+
+impl Mapping {
+    /// Every unit and slot unmapped (the maps get transparent huge pages where the OS allows).
+    pub(super) fn new(logical_units: u32, slots: u64) -> Mapping {
+        Mapping {
+            l2p: prefetch::map_vec(logical_units as usize, UNMAPPED),
+            p2l: prefetch::map_vec(slots as usize, UNMAPPED),
+        }
+    }
+
+    /// The slot of logical unit `lpn`, or [`UNMAPPED`].
+    #[inline]
+    pub(super) fn slot(&self, lpn: u32) -> u32 {
+        self.l2p[lpn as usize]
+    }
+
+    /// The logical unit `slot` holds, or [`UNMAPPED`].
+    #[inline]
+    pub(super) fn owner(&self, slot: u32) -> u32 {
+        self.p2l[slot as usize]
+    }
+
+    /// Point `lpn` at `slot` (or [`UNMAPPED`]); the reverse map is the caller's to set.
+    #[inline]
+    pub(super) fn point(&mut self, lpn: u32, slot: u32) {
+        self.l2p[lpn as usize] = slot;
+    }
+
+    /// Record that `slot` holds `lpn` (or nothing: [`UNMAPPED`]).
+    #[inline]
+    pub(super) fn claim(&mut self, slot: u32, lpn: u32) {
+        self.p2l[slot as usize] = lpn;
+    }
+
+    /// Map `lpn` to `slot` both ways.
+    #[inline]
+    pub(super) fn bind(&mut self, lpn: u32, slot: u32) {
+        self.point(lpn, slot);
+        self.claim(slot, lpn);
+    }
+
+    /// Request the cache line of `lpn`'s entry (changes nothing).
+    #[inline]
+    pub(super) fn prefetch_unit(&self, lpn: u32) {
+        prefetch::prefetch(&self.l2p, lpn as usize);
+    }
+
+    /// Request the cache line of `slot`'s entry (changes nothing).
+    #[inline]
+    pub(super) fn prefetch_slot(&self, slot: u32) {
+        prefetch::prefetch(&self.p2l, slot as usize);
+    }
+
+    /// Bytes the maps hold.
+    pub(super) fn bytes(&self) -> u64 {
+        4 * (self.l2p.len() + self.p2l.len()) as u64
+    }
+}
 
 impl Ftl {
     #[inline]
@@ -18,15 +85,15 @@ impl Ftl {
     /// Forget the mapping of `lpn` (its data is being overwritten).
     #[inline]
     pub(super) fn invalidate(&mut self, lpn: u32) {
-        let slot = self.l2p[lpn as usize];
+        let slot = self.map.slot(lpn);
         if slot == UNMAPPED {
             return;
         }
         if self.sw.is_some() {
             self.unlink_second_half(slot);
         }
-        self.l2p[lpn as usize] = UNMAPPED;
-        self.p2l[slot as usize] = UNMAPPED;
+        self.map.point(lpn, UNMAPPED);
+        self.map.claim(slot, UNMAPPED);
         let b = self.block_of(slot);
         self.note_page_invalid(b);
         let old = self.valid[b as usize];
@@ -45,11 +112,11 @@ impl Ftl {
         let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
         let mut lpn = first;
         while lpn < last {
-            prefetch::prefetch(&self.l2p, lpn as usize);
+            self.map.prefetch_unit(lpn);
             lpn = (lpn | 15) + 1; // one request per cache line of 16 entries
         }
         if last > first {
-            prefetch::prefetch(&self.l2p, last as usize - 1);
+            self.map.prefetch_unit(last - 1);
         }
     }
 
@@ -59,9 +126,9 @@ impl Ftl {
     pub fn prefetch_slots(&self, first: u32, units: u32) {
         let last = first.saturating_add(units.min(prefetch::HOST_PREFETCH_UNITS));
         for lpn in first..last.min(self.logical_units) {
-            let slot = self.l2p[lpn as usize];
+            let slot = self.map.slot(lpn);
             if slot != UNMAPPED {
-                prefetch::prefetch(&self.p2l, slot as usize);
+                self.map.prefetch_slot(slot);
             }
         }
     }
@@ -70,10 +137,29 @@ impl Ftl {
     #[inline]
     pub(super) fn prefetch_page_map(&self, first: u32, upp: u32) {
         for slot in first..first + upp {
-            let lpn = self.p2l[slot as usize];
+            let lpn = self.map.owner(slot);
             if lpn != UNMAPPED {
-                prefetch::prefetch(&self.l2p, lpn as usize);
+                self.map.prefetch_unit(lpn);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Invariant: bound units and slots name each other; unbinding leaves both unmapped.
+    #[test]
+    fn the_maps_stay_in_step() {
+        let mut m = Mapping::new(8, 16);
+        assert!((0..8).all(|l| m.slot(l) == UNMAPPED) && (0..16).all(|s| m.owner(s) == UNMAPPED));
+        m.bind(3, 11);
+        m.bind(5, 2);
+        assert_eq!((m.slot(3), m.owner(11), m.slot(5), m.owner(2)), (11, 3, 2, 5));
+        m.point(3, UNMAPPED);
+        m.claim(11, UNMAPPED);
+        assert_eq!((m.slot(3), m.owner(11)), (UNMAPPED, UNMAPPED));
+        assert_eq!(m.bytes(), 4 * (8 + 16));
     }
 }

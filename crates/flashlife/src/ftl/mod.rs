@@ -132,8 +132,8 @@ pub struct Ftl {
     /// Divisions by geometry constants on the hot paths (see `fastdiv.rs`).
     div: Divisors,
     logical_units: u32,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// Logical unit <-> slot (`mapping.rs`).
+    map: mapping::Mapping,
     valid: Vec<u32>,
     capacity: Vec<u32>,
     state: Vec<BlockState>,
@@ -323,8 +323,7 @@ impl Ftl {
                 planes_per_die: Divisor::new(geo.planes_per_die),
             },
             logical_units: layout.logical_units,
-            l2p: prefetch::map_vec(layout.logical_units as usize, UNMAPPED),
-            p2l: prefetch::map_vec(slots as usize, UNMAPPED),
+            map: mapping::Mapping::new(layout.logical_units, slots),
             valid: vec![0; blocks as usize],
             capacity: vec![block_units; blocks as usize],
             state: vec![BlockState::Free; blocks as usize],

@@ -11,7 +11,7 @@ impl Ftl {
         let mut run_page = NONE; // (block * pages + page) of the current run of units
         let mut run_units = 0u32;
         for lpn in first..first + units {
-            let slot = self.l2p[lpn as usize];
+            let slot = self.map.slot(lpn);
             if slot == UNMAPPED {
                 self.counters.unmapped_reads += 1;
                 if let Some(o) = &mut self.oracle {
@@ -20,7 +20,7 @@ impl Ftl {
                 continue;
             }
             if let Some(o) = &mut self.oracle {
-                o.check("read", lpn, slot, self.p2l[slot as usize]);
+                o.check("read", lpn, slot, self.map.owner(slot));
             }
             if self.sw.as_ref().is_some_and(|sw| sw.is_second(slot)) {
                 self.counters.second.paired_host_reads += 1;
@@ -94,7 +94,7 @@ impl Ftl {
         if let Some(o) = &mut self.oracle {
             let first = block * self.slots_per_block + page * self.max_upp;
             for slot in first..first + self.max_upp {
-                if self.p2l[slot as usize] != UNMAPPED {
+                if self.map.owner(slot) != UNMAPPED {
                     o.lose(slot);
                 }
             }

@@ -169,7 +169,7 @@ impl Ftl {
             put(&mut sw.tail, s, false);
         }
         sw.live -= 1;
-        self.p2l[partner as usize] = UNMAPPED;
+        self.map.claim(partner, UNMAPPED);
         let b = self.block_of(partner);
         self.note_page_invalid(b);
         let old = self.valid[b as usize];
@@ -216,7 +216,7 @@ impl Ftl {
     pub fn page_free_for_second(&self, block: u32, page: u32) -> bool {
         let slot = block * self.slots_per_block + page * self.max_upp;
         page < self.flash.next_page(block)
-            && self.p2l[slot as usize] == UNMAPPED
+            && self.map.owner(slot) == UNMAPPED
             && !self.sw.as_ref().is_some_and(|sw| sw.is_second(slot))
     }
 
@@ -226,10 +226,9 @@ impl Ftl {
         let s0 = block0 * self.slots_per_block + page0 * self.max_upp;
         let s1 = block1 * self.slots_per_block + page1 * self.max_upp;
         debug_assert!(self.page_free_for_second(block0, page0) && self.page_free_for_second(block1, page1));
-        debug_assert_eq!(self.l2p[lpn as usize], UNMAPPED);
-        self.l2p[lpn as usize] = s0;
-        self.p2l[s0 as usize] = lpn;
-        self.p2l[s1 as usize] = lpn;
+        debug_assert_eq!(self.map.slot(lpn), UNMAPPED);
+        self.map.bind(lpn, s0);
+        self.map.claim(s1, lpn);
         self.valid[block0 as usize] += 1;
         self.valid[block1 as usize] += 1;
         if let Some(sw) = self.sw.as_mut() {

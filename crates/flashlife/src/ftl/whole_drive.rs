@@ -8,11 +8,11 @@ impl Ftl {
     pub fn verify_all(&mut self) -> Option<String> {
         let o = self.oracle.as_mut()?;
         for lpn in 0..self.logical_units {
-            let slot = self.l2p[lpn as usize];
+            let slot = self.map.slot(lpn);
             if slot == UNMAPPED {
                 o.check("final check", lpn, 0, UNMAPPED);
             } else {
-                o.check("final check", lpn, slot, self.p2l[slot as usize]);
+                o.check("final check", lpn, slot, self.map.owner(slot));
             }
         }
         o.violation.clone()
@@ -77,10 +77,7 @@ impl Ftl {
             + std::mem::size_of::<BlockState>()
             + std::mem::size_of::<u64>() // closed_seq
             + 4 * 4 + 1; // flash array: erase count, write pointer, read counter, mode
-        v(self.l2p.len(), 4)
-            + v(self.p2l.len(), 4)
-            + v(blocks, per_block)
-            + self.oracle.as_ref().map_or(0, |_| v(self.l2p.len() + self.p2l.len(), 4))
+        self.map.bytes() + v(blocks, per_block) + self.oracle.as_ref().map_or(0, |_| self.map.bytes())
     }
 
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.

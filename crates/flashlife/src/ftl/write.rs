@@ -57,8 +57,7 @@ impl Ftl {
         let slot = block * self.slots_per_block + a.page * self.max_upp + a.slot;
         a.slot += 1;
         a.ready = a.ready.max(ready);
-        self.l2p[lpn as usize] = slot;
-        self.p2l[slot as usize] = lpn;
+        self.map.bind(lpn, slot);
         self.valid[block as usize] += 1;
         self.counters.unit_programs.add(cause, 1);
         let a = self.pools[plane as usize].active[stream as usize];
@@ -67,7 +66,7 @@ impl Ftl {
         }
         let done = self.program_page(plane, stream, cause);
         // A failed program retried on another page moved the unit: report where it is now.
-        Some((self.l2p[lpn as usize], Some(done)))
+        Some((self.map.slot(lpn), Some(done)))
     }
 
     /// Program the full open page of an active block.
@@ -144,8 +143,8 @@ impl Ftl {
             if let Some(o) = &mut self.oracle {
                 // The version being overwritten must still be where the map says: a unit
                 // lost and then overwritten would otherwise go unnoticed.
-                let slot = self.l2p[lpn as usize];
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.p2l[slot as usize] };
+                let slot = self.map.slot(lpn);
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
                 o.check("overwrite", lpn, slot, owner);
             }
             self.invalidate(lpn);
