@@ -4,18 +4,18 @@
 
 use super::*;
 
-/// The two maps, kept in step: `l2p[lpn]` is the slot holding logical unit `lpn` (or
+/// The two maps, kept in step (the block FTL's and the open-channel host FTL's): `l2p[lpn]` is the slot holding logical unit `lpn` (or
 /// [`UNMAPPED`]), `p2l[slot]` the unit a slot holds (or [`UNMAPPED`]). A Reusable SSD second
 /// write is the one place a unit has two slots: both name it in `p2l`, `l2p` names the first.
 #[derive(serde::Serialize, serde::Deserialize)]
-pub(super) struct Mapping {
+pub struct Mapping {
     l2p: Vec<u32>,
     p2l: Vec<u32>,
 }
 
 impl Mapping {
     /// Every unit and slot unmapped (the maps get transparent huge pages where the OS allows).
-    pub(super) fn new(logical_units: u32, slots: u64) -> Mapping {
+    pub fn new(logical_units: u32, slots: u64) -> Mapping {
         Mapping {
             l2p: prefetch::map_vec(logical_units as usize, UNMAPPED),
             p2l: prefetch::map_vec(slots as usize, UNMAPPED),
@@ -24,49 +24,49 @@ impl Mapping {
 
     /// The slot of logical unit `lpn`, or [`UNMAPPED`].
     #[inline]
-    pub(super) fn slot(&self, lpn: u32) -> u32 {
+    pub fn slot(&self, lpn: u32) -> u32 {
         self.l2p[lpn as usize]
     }
 
     /// The logical unit `slot` holds, or [`UNMAPPED`].
     #[inline]
-    pub(super) fn owner(&self, slot: u32) -> u32 {
+    pub fn owner(&self, slot: u32) -> u32 {
         self.p2l[slot as usize]
     }
 
     /// Point `lpn` at `slot` (or [`UNMAPPED`]); the reverse map is the caller's to set.
     #[inline]
-    pub(super) fn point(&mut self, lpn: u32, slot: u32) {
+    pub fn point(&mut self, lpn: u32, slot: u32) {
         self.l2p[lpn as usize] = slot;
     }
 
     /// Record that `slot` holds `lpn` (or nothing: [`UNMAPPED`]).
     #[inline]
-    pub(super) fn claim(&mut self, slot: u32, lpn: u32) {
+    pub fn claim(&mut self, slot: u32, lpn: u32) {
         self.p2l[slot as usize] = lpn;
     }
 
     /// Map `lpn` to `slot` both ways.
     #[inline]
-    pub(super) fn bind(&mut self, lpn: u32, slot: u32) {
+    pub fn bind(&mut self, lpn: u32, slot: u32) {
         self.point(lpn, slot);
         self.claim(slot, lpn);
     }
 
     /// Request the cache line of `lpn`'s entry (changes nothing).
     #[inline]
-    pub(super) fn prefetch_unit(&self, lpn: u32) {
+    pub fn prefetch_unit(&self, lpn: u32) {
         prefetch::prefetch(&self.l2p, lpn as usize);
     }
 
     /// Request the cache line of `slot`'s entry (changes nothing).
     #[inline]
-    pub(super) fn prefetch_slot(&self, slot: u32) {
+    pub fn prefetch_slot(&self, slot: u32) {
         prefetch::prefetch(&self.p2l, slot as usize);
     }
 
     /// Bytes the maps hold.
-    pub(super) fn bytes(&self) -> u64 {
+    pub fn bytes(&self) -> u64 {
         4 * (self.l2p.len() + self.p2l.len()) as u64
     }
 }

@@ -28,6 +28,7 @@ mod write;
 use std::collections::VecDeque;
 
 pub use gc::GcWatermarks;
+pub use mapping::Mapping;
 
 use crate::config::{Config, EndOfLife};
 use crate::engine::Engine;
@@ -133,7 +134,7 @@ pub struct Ftl {
     div: Divisors,
     logical_units: u32,
     /// Logical unit <-> slot (`mapping.rs`).
-    map: mapping::Mapping,
+    map: Mapping,
     valid: Vec<u32>,
     capacity: Vec<u32>,
     state: Vec<BlockState>,
@@ -323,7 +324,7 @@ impl Ftl {
                 planes_per_die: Divisor::new(geo.planes_per_die),
             },
             logical_units: layout.logical_units,
-            map: mapping::Mapping::new(layout.logical_units, slots),
+            map: Mapping::new(layout.logical_units, slots),
             valid: vec![0; blocks as usize],
             capacity: vec![block_units; blocks as usize],
             state: vec![BlockState::Free; blocks as usize],

@@ -21,7 +21,7 @@ use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
 use crate::ftl::victim::{self, VictimPolicy, VictimView};
 use crate::ftl::GcWatermarks;
-use crate::ftl::{Layout, UNMAPPED};
+use crate::ftl::{Layout, Mapping, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
 
@@ -108,8 +108,8 @@ pub struct OpenChannel {
     spc: u32,
     chunks_per_pu: u32,
     logical_units: u32,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// Logical unit <-> slot, as the block FTL keeps them.
+    map: Mapping,
     valid: Vec<u32>,
     capacity: Vec<u32>,
     state: Vec<ChunkState>,
@@ -191,8 +191,7 @@ impl OpenChannel {
             spc,
             chunks_per_pu: cpp,
             logical_units: lay.logical_units,
-            l2p: vec![UNMAPPED; lay.logical_units as usize],
-            p2l: vec![UNMAPPED; slots as usize],
+            map: Mapping::new(lay.logical_units, slots),
             valid: vec![0; chunks as usize],
             capacity: vec![spc; chunks as usize],
             state: vec![ChunkState::Free; chunks as usize],
@@ -253,17 +252,17 @@ impl OpenChannel {
 
     #[inline]
     fn invalidate(&mut self, lpn: u32) {
-        let slot = self.l2p[lpn as usize];
+        let slot = self.map.slot(lpn);
         if slot == UNMAPPED {
             return;
         }
-        self.l2p[lpn as usize] = UNMAPPED;
+        self.map.point(lpn, UNMAPPED);
         self.unmap_slot(slot);
     }
 
     #[inline]
     fn unmap_slot(&mut self, slot: u32) {
-        self.p2l[slot as usize] = UNMAPPED;
+        self.map.claim(slot, UNMAPPED);
         let c = slot / self.spc;
         let old = self.valid[c as usize];
         self.valid[c as usize] = old - 1;
@@ -303,8 +302,7 @@ impl OpenChannel {
         a.ready = a.ready.max(ready);
         let full = a.slot == self.upp;
         let c = a.chunk;
-        self.l2p[lpn as usize] = slot;
-        self.p2l[slot as usize] = lpn;
+        self.map.bind(lpn, slot);
         self.valid[c as usize] += 1;
         Some((slot, full))
     }
@@ -349,10 +347,10 @@ impl OpenChannel {
         let mut moved = std::mem::take(&mut self.scratch);
         moved.clear();
         for slot in first..first + a.slot {
-            let lpn = self.p2l[slot as usize];
+            let lpn = self.map.owner(slot);
             if lpn != UNMAPPED {
                 moved.push((lpn, slot));
-                self.l2p[lpn as usize] = UNMAPPED;
+                self.map.point(lpn, UNMAPPED);
                 self.unmap_slot(slot);
             }
         }
@@ -390,8 +388,8 @@ impl OpenChannel {
         let mut done = ready;
         for lpn in first..first + units {
             if let Some(o) = &mut self.oracle {
-                let slot = self.l2p[lpn as usize];
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.p2l[slot as usize] };
+                let slot = self.map.slot(lpn);
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
                 o.check("overwrite", lpn, slot, owner);
             }
             self.invalidate(lpn);
@@ -451,9 +449,9 @@ impl OpenChannel {
         let mut run = NONE;
         let mut n = 0u32;
         for lpn in first..first + units {
-            let slot = self.l2p[lpn as usize];
+            let slot = self.map.slot(lpn);
             if let Some(o) = &mut self.oracle {
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.p2l[slot as usize] };
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
                 o.check("read", lpn, if slot == UNMAPPED { 0 } else { slot }, owner);
             }
             if slot == UNMAPPED {
@@ -531,17 +529,17 @@ impl OpenChannel {
                 break;
             }
             let first = base + page * self.upp;
-            let n = (first..first + self.upp).filter(|&s| self.p2l[s as usize] != UNMAPPED).count() as u32;
+            let n = (first..first + self.upp).filter(|&s| self.map.owner(s) != UNMAPPED).count() as u32;
             if n == 0 {
                 continue;
             }
             let data = self.read_page(chunk * self.ppb + page, n, ready, Cause::Gc);
             for from in first..first + self.upp {
-                let lpn = self.p2l[from as usize];
+                let lpn = self.map.owner(from);
                 if lpn == UNMAPPED {
                     continue;
                 }
-                self.l2p[lpn as usize] = UNMAPPED;
+                self.map.point(lpn, UNMAPPED);
                 self.unmap_slot(from);
                 done = done.max(self.move_unit(lpn, from, pu, data));
                 if self.death.is_some() {
@@ -593,13 +591,13 @@ impl OpenChannel {
     pub fn verify_all(&mut self) -> Option<String> {
         self.oracle.as_ref()?;
         for lpn in 0..self.logical_units {
-            let slot = self.l2p[lpn as usize];
+            let slot = self.map.slot(lpn);
             let o = self.oracle.as_mut().expect("checked");
             if slot == UNMAPPED {
                 o.check("final check", lpn, 0, UNMAPPED);
                 continue;
             }
-            o.check("final check", lpn, slot, self.p2l[slot as usize]);
+            o.check("final check", lpn, slot, self.map.owner(slot));
             if !self.in_host_memory(slot) {
                 let key = slot / self.upp;
                 self.dev.verify_page(key / self.ppb, key % self.ppb);
