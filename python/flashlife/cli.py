@@ -189,6 +189,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         overrides=sets,
         metrics=args.metrics or None,
         out_dir=args.out,
+        overwrite=args.overwrite,
     )
     if args.csv:
         print(df.to_csv(), end="")
@@ -384,6 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="master random seed of both runs (default 1)")
     p.add_argument("--metric", dest="metrics", action="append", help="report this metric (repeatable)")
     p.add_argument("--out", help="also write both runs (technique/, baseline/) and comparison.csv here")
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace the results of an earlier comparison in --out"
+    )
     p.add_argument("--csv", action="store_true", help="print the table as CSV")
     p.set_defaults(func=_cmd_compare)
 

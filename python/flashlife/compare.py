@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._util import write_atomic
 from .api import ConfigLike, Result, resolve_config, run
 from .summary import flatten_summary
 
@@ -102,6 +103,7 @@ def compare(
     base: ConfigLike = None,
     metrics: Sequence[str] | None = None,
     out_dir: str | os.PathLike | None = None,
+    overwrite: bool = False,
 ) -> pd.DataFrame:
     """Run a technique and its baseline on the same workload and seed, and compare them.
 
@@ -113,7 +115,8 @@ def compare(
     until, seed, overrides: as for `flashlife.run`, applied to both;
     metrics: dotted summary names to report (default: `DEFAULT_METRICS`);
     out_dir: also write each run's files to `out_dir/technique` and `out_dir/baseline`, and
-    the table to `out_dir/comparison.csv`.
+    the table to `out_dir/comparison.csv`; folders holding an earlier run's results are refused
+    unless `overwrite` (as for `flashlife.run`).
 
     Returns a DataFrame indexed by metric with columns `baseline`, `technique` and `ratio`
     (technique / baseline). The two runs go in parallel threads (the core releases the GIL).
@@ -127,7 +130,8 @@ def compare(
         dirs = {k: Path(out_dir) / k for k in dirs}
 
     def one(name: str, config: ConfigLike) -> Result:
-        return run(config, workload, until=until, seed=seed, overrides=overrides, out_dir=dirs[name])
+        where = {"out_dir": dirs[name], "overwrite": overwrite}
+        return run(config, workload, until=until, seed=seed, overrides=overrides, **where)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         ft = pool.submit(one, "technique", technique)
@@ -137,5 +141,5 @@ def compare(
     df.attrs["technique"] = rt.summary
     df.attrs["baseline"] = rb.summary
     if out_dir is not None:
-        df.to_csv(Path(out_dir) / "comparison.csv")
+        write_atomic(Path(out_dir) / "comparison.csv", df.to_csv())
     return df

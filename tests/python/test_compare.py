@@ -61,6 +61,13 @@ def test_out_dir_and_toml_sides(tmp_path):
     for name in ("technique", "baseline"):
         assert (tmp_path / "cmp" / name / "summary.json").exists()
     assert (tmp_path / "cmp" / "comparison.csv").stat().st_size > 0
+    # A second comparison into the same folder would replace the first: refused unless asked.
+    with pytest.raises(flashlife.FlashlifeError, match="--overwrite"):
+        flashlife.compare(None, side, base="tiny", until="writes:0.25dw", out_dir=tmp_path / "cmp")
+    again = flashlife.compare(
+        None, side, base="tiny", until="writes:0.25dw", out_dir=tmp_path / "cmp", overwrite=True
+    )
+    assert again.loc["write_amplification", "ratio"] == df.loc["write_amplification", "ratio"]
 
 
 def test_errors():

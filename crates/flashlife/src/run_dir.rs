@@ -118,11 +118,11 @@ impl RunDir {
         match intent {
             Intent::New if has_checkpoint => Err(Error::io(
                 shown,
-                "holds an interrupted run's checkpoint: go on with `flashlife run --resume DIR`, or give --overwrite to discard it",
+                "holds an interrupted run's checkpoint: go on with `flashlife run --resume DIR` (flashlife.resume), or give --overwrite (overwrite=True) to discard it",
             )),
             Intent::New if has_results => Err(Error::io(
                 shown,
-                "holds the results of an earlier run: give --overwrite to replace them, or choose another --out",
+                "holds the results of an earlier run: give --overwrite (overwrite=True) to replace them, or choose another --out",
             )),
             Intent::Overwrite => self.clear(),
             Intent::Resume if !has_checkpoint => Err(Error::Checkpoint {
