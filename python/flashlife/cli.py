@@ -446,6 +446,11 @@ def main(argv: list[str] | None = None) -> int:
     except FlashlifeError as e:
         print(f"flashlife: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`flashlife config | head`): stop quietly, as Unix tools do, and
+        # keep Python from failing again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (OSError, ValueError, KeyError, ImportError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"flashlife: error: {msg}", file=sys.stderr)

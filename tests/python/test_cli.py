@@ -93,3 +93,17 @@ def test_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
     r = flashlife("run", str(tmp_path / "nope.toml"), "--out", str(tmp_path))
     assert r.returncode == 2
     assert "nope.toml" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    # `flashlife config --preset default | head -1`: the reader is gone before the output.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flashlife.cli", "config", "--preset", "default"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141, err
+    assert err == "", err
