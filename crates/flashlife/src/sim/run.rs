@@ -201,8 +201,13 @@ impl Simulator {
                 }
             }
         }
-        let now = self.state.end.max(self.state.now);
-        push_row(self.ftl.as_ref(), &mut self.state, now);
+        // Close the last interval, unless the last request already closed one: a row of no
+        // requests would show zero throughput and latency that never happened.
+        let st = &self.state;
+        if st.requests != st.ts.last_requests || st.ts.rows.is_empty() {
+            let now = st.end.max(st.now);
+            push_row(self.ftl.as_ref(), &mut self.state, now);
+        }
         // A dead drive may have lost the unit it could not place: that is its death, not a bug.
         if self.ftl.death().is_none() {
             if let Some(v) = self.ftl.verify_all() {
