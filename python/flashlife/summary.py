@@ -35,11 +35,13 @@ __all__ = [
     "Lifetime",
     "MemoryReport",
     "OpenChannel",
+    "Provenance",
     "Reliability",
     "RunInfo",
     "SecondWrites",
     "Summary",
     "Throughput",
+    "TraceIdentity",
     "flatten_summary",
 ]
 
@@ -319,6 +321,26 @@ class Reliability(TypedDict):
     reclaim_share_of_erases: float
 
 
+class TraceIdentity(TypedDict):
+    """`provenance.trace`: the trace replayed (stats/provenance.rs `TraceIdentity`)."""
+
+    path: str
+    bytes: int
+    #: SHA-256 of the file's bytes; None (null) when it could not be read at the end of the run.
+    sha256: str | None
+
+
+class Provenance(TypedDict):
+    """`provenance`: what produced the result (stats/provenance.rs `Provenance`)."""
+
+    flashlife_version: str
+    #: The timing model that placed the operations.
+    scheduler: str
+    #: SHA-256 of the resolved configuration as config.toml holds it (below its comments).
+    config_sha256: str
+    trace: NotRequired[TraceIdentity]
+
+
 class Summary(TypedDict):
     """A run's summary: the schema of `summary.json` (summary.rs `Summary`)."""
 
@@ -337,6 +359,7 @@ class Summary(TypedDict):
     open_channel: NotRequired[OpenChannel]
     second_writes: NotRequired[SecondWrites]
     reliability: Reliability
+    provenance: Provenance
 
 
 def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -110,7 +110,7 @@ def test_a_resume_that_cannot_write_its_results_keeps_its_checkpoint(tmp_path: P
     p = flashlife_cli("run", "--resume", str(out), "--quiet")
     assert p.returncode == 0, p.stderr
     assert not (out / "checkpoint.bin").exists() and not (out / "partial").exists()
-    whole = flashlife.run("default", until="writes:4dw")
+    whole = flashlife.run("default", until="writes:4dw", overrides={"run.checkpoint_every": "1dw"})
     done = json.loads((out / "summary.json").read_text())
     assert comparable(done) == comparable(whole.summary)
 
@@ -322,3 +322,19 @@ def test_a_failed_run_leaves_no_empty_folder(tmp_path: Path) -> None:
     p = flashlife_cli("run", "--preset", "tiny", "--trace", str(tmp_path / "missing.csv"), "--out", str(out))
     assert p.returncode == 2 and "missing.csv" in p.stderr, p.stderr
     assert not out.exists()
+
+
+# Provenance (issue 20): a result says what produced it.
+def test_a_result_names_its_configuration_and_trace(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    write_msr_trace(trace)
+    out = tmp_path / "r"
+    p = flashlife_cli("run", "--preset", "tiny", "--trace", str(trace), "--until", "end", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    prov = json.loads((out / "summary.json").read_text())["provenance"]
+    assert prov["flashlife_version"] == _core.__version__ and prov["scheduler"] == "reservation"
+    assert prov["trace"] == {"path": str(trace), "bytes": trace.stat().st_size, "sha256": sha(trace)}
+    text = (out / "config.toml").read_text()
+    body = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("#"))
+    assert hashlib.sha256(body.encode()).hexdigest() == prov["config_sha256"]
+    assert prov["config_sha256"] in text.splitlines()[0], "the header names the hash"

@@ -205,7 +205,15 @@ pub fn write_outputs(out: &RunOutput, dir: &Path) -> Result<()> {
     for (e, n) in &out.erase_histogram {
         h += &format!("{e},{n}\n");
     }
-    let texts = [out.timeseries.to_csv(), h, out.latency_cdf.to_csv(), out.config.to_toml(), out.summary.to_json()];
+    let p = &out.summary.provenance;
+    // Comments, so the file still reruns the experiment as it is.
+    let config = format!(
+        "# The resolved configuration of a flashlife {} run (SHA-256 of the lines below: {}).\n# Rerun it with: flashlife run config.toml --out DIR\n{}",
+        p.flashlife_version,
+        p.config_sha256,
+        out.config.to_toml()
+    );
+    let texts = [out.timeseries.to_csv(), h, out.latency_cdf.to_csv(), config, out.summary.to_json()];
     for (name, text) in OUTPUT_FILES.iter().zip(texts) {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }

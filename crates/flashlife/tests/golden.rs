@@ -43,6 +43,13 @@ fn record(preset: &str, sets: &[&str], out: &RunOutput) -> String {
     for k in PROCESS_FIELDS {
         run.remove(k);
     }
+    // A trace is named by this machine's path, and so is the configuration that holds it:
+    // its size and contents stay in the record, the path and the configuration hash do not.
+    let prov = summary["provenance"].as_object_mut().unwrap();
+    if let Some(trace) = prov.get_mut("trace").and_then(|t| t.as_object_mut()) {
+        trace.remove("path");
+        prov.remove("config_sha256");
+    }
     let mut hist = String::new();
     for (e, n) in &out.erase_histogram {
         hist += &format!("{e},{n}\n");

@@ -6,10 +6,12 @@ use crate::flash::BitMode;
 use crate::ftl::Ftl;
 use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
+use crate::stats::provenance::{sha256_hex, Provenance, TraceIdentity};
 use crate::stats::reliability::ReliabilitySummary;
 use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, TimeSeries};
 use crate::stats::Cause;
+use crate::workload::WorkloadKind;
 
 use super::RunState;
 
@@ -178,6 +180,12 @@ pub(super) fn report(
         host,
         open_channel: drive.open_channel_summary(simulated),
         second_writes: cfg.reusable.enabled.then_some(c.second),
+        provenance: Provenance {
+            flashlife_version: env!("CARGO_PKG_VERSION"),
+            scheduler: "reservation",
+            config_sha256: sha256_hex(cfg.to_toml().as_bytes()),
+            trace: (cfg.workload.kind == WorkloadKind::Trace).then(|| TraceIdentity::of(&cfg.workload.trace.path)),
+        },
     };
     let latency_cdf = LatencyCdfs { read: lat_read.cdf(), write: lat_write.cdf(), all: lat_all.cdf() };
     RunOutput { summary, timeseries: ts, erase_histogram: hist.into_iter().collect(), latency_cdf, config: cfg }

@@ -2,6 +2,7 @@
 
 pub mod counters;
 pub mod latency;
+pub mod provenance;
 pub mod reliability;
 pub mod summary;
 pub mod timeseries;

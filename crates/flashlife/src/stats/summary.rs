@@ -29,6 +29,8 @@ pub struct Summary {
     pub second_writes: Option<super::counters::SecondWriteCounters>,
     /// Error-aware reads, read reclaim and hints.
     pub reliability: super::reliability::ReliabilitySummary,
+    /// What produced this result.
+    pub provenance: super::provenance::Provenance,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
