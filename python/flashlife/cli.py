@@ -243,6 +243,16 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             return load_results(r)
         return pd.read_parquet(r) if r.endswith(".parquet") else pd.read_csv(r)
 
+    def where() -> dict[str, object]:
+        """`--where COL=VALUE` selections (the value read as a TOML literal where it is one)."""
+        picked: dict[str, object] = {}
+        for kv in args.where:
+            key, sep, value = kv.partition("=")
+            if not sep:
+                raise ValueError(f"--where wants COLUMN=VALUE, not {kv!r}")
+            picked[key.strip()] = _literal(value.strip())
+        return picked
+
     def single(d: dict) -> object:
         return next(iter(d.values())) if len(d) == 1 else d
 
@@ -256,7 +266,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             if not sep:
                 raise ValueError("--baseline for a heat map is COLUMN=VALUE, e.g. gc.victim=fifo")
             baseline = {key: _literal(value)}
-        fig = plots.heatmap(results(), args.x, args.y, args.metric, baseline, title=args.title)
+        fig = plots.heatmap(results(), args.x, args.y, args.metric, baseline, where=where(), title=args.title)
     elif kind == "bars":
         if not (args.metric and args.baseline):
             raise ValueError("--kind bars needs --metric and --baseline LABEL")
@@ -264,7 +274,9 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         label: object = args.baseline
         if args.by and args.by in df.columns and not (df[args.by] == label).any():
             label = _literal(args.baseline)
-        fig = plots.bars_relative(df, args.group, args.metric, label, by=args.by, title=args.title)
+        fig = plots.bars_relative(
+            df, args.group, args.metric, label, by=args.by, where=where(), title=args.title
+        )
     elif kind == "lifetime":
         files = _run_dirs(args.results, "timeseries.csv")
         ts = {k: pd.read_csv(f) for k, f in files.items()}
@@ -405,6 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--group", default="workload", help="bars: column along the x axis (default workload)")
     p.add_argument("--by", help="bars: column naming the variants (default: the one holding --baseline)")
     p.add_argument("--baseline", help="bars: the baseline's label; heatmap: COLUMN=VALUE of baseline rows")
+    _add_assignments(
+        p, "--where", "where", "heatmap, bars: plot only the rows where COLUMN has VALUE (repeatable)"
+    )
     p.add_argument("--op", default="write", choices=["read", "write", "all"], help="cdf: which requests")
     p.add_argument("--title", help="figure title")
     p.add_argument("--out", required=True, help="image file (.png, .pdf, .svg)")

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .api import Result
-from .summary import flatten_summary
+from .summary import flatten_summary, summary_fields
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -60,6 +60,68 @@ def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.Series:
     return mask
 
 
+#: Parameter columns a plot may average over: repeated runs of one configuration.
+_REPLICATES = ("seed",)
+
+
+def _parameters(df: pd.DataFrame) -> list[str]:
+    """The columns of sweep results that define a run (grid keys, `workload`, `seed`), as
+    opposed to its results (summary fields, `summary.*`) and bookkeeping (`point`, `error`)."""
+    fields = summary_fields()
+    columns = set(map(str, df.columns))
+
+    def is_parameter(c: str) -> bool:
+        if c.startswith("summary.") or c in ("point", "error"):
+            return False
+        # A grid key named like a summary field keeps its name; the field became summary.KEY.
+        return c not in fields or f"summary.{c}" in columns
+
+    return [c for c in df.columns if is_parameter(str(c))]
+
+
+def _where(df: pd.DataFrame, where: Mapping[str, Any] | None, what: str) -> pd.DataFrame:
+    """The rows `where` selects (column -> value); an empty selection is an error."""
+    if not where:
+        return df
+    picked = df[_select(df, where)]
+    if picked.empty:
+        raise ValueError(f"{what}: no rows match {dict(where)}")
+    return picked
+
+
+def _fixed_settings(df: pd.DataFrame, shown: Sequence[str], what: str) -> dict[str, Any]:
+    """The parameters the plot does not show: each must hold one value in the rows plotted
+    (else the plot would average runs of different configurations); returns them, for the
+    title. Replicates (seeds) are averaged, and the title says so."""
+    fixed: dict[str, Any] = {}
+    varying: dict[str, list[Any]] = {}
+    for c in _parameters(df):
+        if c in shown or c in _REPLICATES:
+            continue
+        values = df[c].drop_duplicates().tolist()
+        if len(values) > 1:
+            varying[c] = values
+        elif values:
+            fixed[c] = values[0]
+    if varying:
+        listed = "; ".join(f"{c}: {', '.join(map(str, v[:6]))}" for c, v in varying.items())
+        first = next(iter(varying))
+        raise ValueError(
+            f"{what}: the rows also vary in {listed}; the plot would average different "
+            f"configurations. Select one (where={{{first!r}: ...}}, --where {first}=VALUE) or "
+            "show it on an axis"
+        )
+    return fixed
+
+
+def _settings_text(fixed: Mapping[str, Any], df: pd.DataFrame) -> str:
+    parts = [f"{k}={v}" for k, v in fixed.items()]
+    seeds = df["seed"].nunique() if "seed" in df.columns else 1
+    if seeds > 1:
+        parts.append(f"mean of {seeds} seeds")
+    return ", ".join(parts)
+
+
 def heatmap(
     df: pd.DataFrame,
     x: str,
@@ -67,6 +129,7 @@ def heatmap(
     metric: str,
     baseline: pd.DataFrame | Mapping[str, Any] | float | None = None,
     *,
+    where: Mapping[str, Any] | None = None,
     ax: Axes | None = None,
     path: PathLike | None = None,
     title: str | None = None,
@@ -82,9 +145,15 @@ def heatmap(
     runs with the same x and y columns (metric / the baseline's metric, cell by cell), or a
     mapping column -> value selecting the baseline rows of `df` (e.g. `{"gc.victim": "fifo"}`),
     the other rows being the technique.
+    where: column -> value, the rows to plot. Every other parameter column (a grid key,
+    `workload`) must hold one value in them, else the call is refused (a heat map would average
+    runs of different configurations); seeds are averaged. The fixed settings go in the title.
     This is the form of ZombieNAND's Figure 3 (lifetime gain over reserve x working set).
     """
     _need(df, x, y, metric)
+    df = _where(df, where, "heatmap")
+    shown = [x, y, metric, *(baseline.keys() if isinstance(baseline, Mapping) else [])]
+    settings = _settings_text(_fixed_settings(df, shown, "heatmap"), df)
     label = metric
     if isinstance(baseline, Mapping):
         mask = _select(df, baseline)
@@ -115,9 +184,8 @@ def heatmap(
     )
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    ax.set_title(
-        title if title is not None else (f"{metric} relative to baseline" if label != metric else metric)
-    )
+    default = f"{metric} relative to baseline" if label != metric else metric
+    ax.set_title(title if title is not None else (f"{default}\n({settings})" if settings else default))
     fig.colorbar(im, ax=ax, label=label)
     if annotate and values.size <= 400:
         finite = values[np.isfinite(values)]
@@ -143,6 +211,7 @@ def bars_relative(
     *,
     by: str | None = None,
     include_baseline: bool = False,
+    where: Mapping[str, Any] | None = None,
     ax: Axes | None = None,
     path: PathLike | None = None,
     title: str | None = None,
@@ -154,8 +223,11 @@ def bars_relative(
     variants (default: the first column other than `group` holding `baseline_label`).
     Each bar is mean(metric of a variant in a group) / mean(metric of the baseline in that
     group); a line marks 1. The form of ZombieNAND's Figure 5 and Reusable SSD's Figures 7-8.
+    where: column -> value, the rows to plot; every other parameter column must hold one value
+    in them (as for `heatmap`); seeds are averaged.
     """
     _need(df, group, metric)
+    df = _where(df, where, "bars_relative")
     if by is None:
         for c in df.columns:
             if c not in (group, metric) and _holds(df[c], baseline_label):
@@ -166,6 +238,7 @@ def bars_relative(
                 f"bars_relative: no column holds the baseline label {baseline_label!r}; pass by="
             )
     _need(df, by)
+    settings = _settings_text(_fixed_settings(df, [group, by, metric], "bars_relative"), df)
     means = df.groupby([group, by], sort=False)[metric].mean().unstack(by)
     if baseline_label not in means.columns:
         raise ValueError(f"bars_relative: no rows with {by} == {baseline_label!r}")
@@ -183,7 +256,8 @@ def bars_relative(
     ax.set_xticks(xs, [str(g) for g in rel.index])
     ax.set_xlabel(group)
     ax.set_ylabel(f"{metric} relative to {baseline_label}")
-    ax.set_title(title if title is not None else f"{metric} relative to {by}={baseline_label}")
+    default = f"{metric} relative to {by}={baseline_label}"
+    ax.set_title(title if title is not None else (f"{default}\n({settings})" if settings else default))
     ax.legend()
     return _finish(fig, path)
 

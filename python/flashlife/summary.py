@@ -15,6 +15,7 @@ TypedDict cannot see `NotRequired` inside string annotations, and `__optional_ke
 wrong.
 """
 
+import typing
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
@@ -43,6 +44,7 @@ __all__ = [
     "Throughput",
     "TraceIdentity",
     "flatten_summary",
+    "summary_fields",
 ]
 
 
@@ -362,6 +364,24 @@ class Summary(TypedDict):
     provenance: Provenance
 
 
+def summary_fields() -> frozenset[str]:
+    """Every dotted name `flatten_summary` can give a summary field (`latency_us.write.p99`):
+    what tells a sweep's result columns from its parameter columns."""
+    return _SUMMARY_FIELDS
+
+
+def _fields(tp: Any, prefix: str) -> set[str]:
+    out: set[str] = set()
+    for name, hint in typing.get_type_hints(tp).items():
+        key = f"{prefix}.{name}" if prefix else name
+        inner = [a for a in typing.get_args(hint) if typing.is_typeddict(a)] or [hint]
+        if typing.is_typeddict(inner[0]):
+            out |= _fields(inner[0], key)
+        else:
+            out.add(key)
+    return out
+
+
 def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """A nested summary as one flat dict with dotted keys (`latency_us.write.p99`).
 
@@ -376,3 +396,6 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
         else:
             out[key] = v
     return out
+
+
+_SUMMARY_FIELDS = frozenset(_fields(Summary, ""))

@@ -109,22 +109,23 @@ def test_heatmap_absolute_number_and_frame_baselines(df):
 
 def test_bars_relative(df, tmp_path):
     path = tmp_path / "b.png"
-    fig = plots.bars_relative(df, "workload", "flash.block_erases", "fifo", path=path)
+    op = {"capacity.overprovisioning": 0.07}
+    fig = plots.bars_relative(df, "workload", "flash.block_erases", "fifo", where=op, path=path)
     _saved(path)
     ax = fig.axes[0]
     assert ax.get_xlabel() == "workload"
     assert ax.get_ylabel() == "flash.block_erases relative to fifo"
-    assert ax.get_title() == "flash.block_erases relative to gc.victim=fifo"
+    assert ax.get_title() == "flash.block_erases relative to gc.victim=fifo\n(capacity.overprovisioning=0.07)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["uniform", "mix"]
     heights = [p.get_height() for p in ax.patches]
     assert len(heights) == 2 and all(0 < h < 1 for h in heights)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["gc.victim=greedy"]
     fig = plots.bars_relative(
-        df, "workload", "flash.block_erases", "fifo", by="gc.victim", include_baseline=True
+        df, "workload", "flash.block_erases", "fifo", by="gc.victim", include_baseline=True, where=op
     )
     assert [p.get_height() for p in fig.axes[0].patches][2:] == [1.0, 1.0]
     with pytest.raises(ValueError, match="nope"):
-        plots.bars_relative(df, "workload", "flash.block_erases", "nope")
+        plots.bars_relative(df, "workload", "flash.block_erases", "nope", where=op)
 
 
 def test_over_lifetime(runs, tmp_path):
@@ -204,14 +205,18 @@ def test_draws_into_given_axes(df):
 
     fig = Figure()
     ax1, ax2 = fig.subplots(1, 2)
-    out = plots.bars_relative(df, "workload", "write_amplification", "fifo", ax=ax2)
+    out = plots.bars_relative(
+        df, "workload", "write_amplification", "fifo", ax=ax2, where={"capacity.overprovisioning": 0.07}
+    )
     assert out is fig and len(ax2.patches) == 2 and len(ax1.patches) == 0
 
 
 def test_missing_matplotlib_is_a_clear_error(df, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(ImportError, match=r"flashlife\[plot\]"):
-        plots.bars_relative(df, "workload", "write_amplification", "fifo")
+        plots.bars_relative(
+            df, "workload", "write_amplification", "fifo", where={"capacity.overprovisioning": 0.07}
+        )
 
 
 class _Done:
@@ -237,7 +242,8 @@ def test_cli_plot_every_kind(sweep_dir, runs, runs_dir, tmp_path, cli_plot):
     jobs = {
         "heatmap": [str(sweep_dir), "--x", "capacity.overprovisioning", "--y", "workload",
                     "--metric", "write_amplification", "--baseline", "gc.victim=fifo"],
-        "bars": [str(sweep_dir / "results.csv"), "--metric", "flash.block_erases", "--baseline", "fifo"],
+        "bars": [str(sweep_dir / "results.csv"), "--metric", "flash.block_erases", "--baseline", "fifo",
+                 "--where", "capacity.overprovisioning=0.07"],
         "lifetime": [*run_dirs, "--metric", "wa_cumulative"],
         "erase": [run_dirs[0]],
         "cdf": [*run_dirs, "--op", "read"],
@@ -274,3 +280,33 @@ def test_example_scripts(script, tmp_path):
     mod = runpy.run_path(str(EXAMPLES / script))
     path = mod["main"](tmp_path)
     _saved(Path(path))
+
+
+def test_plots_refuse_to_average_different_configurations(df, sweep_dir, tmp_path, cli_plot):
+    # Rows of both victims, and only over-provisioning and workload on the axes: averaging them
+    # would draw values no configuration produced.
+    with pytest.raises(ValueError, match=r"vary in gc\.victim: greedy, fifo"):
+        plots.heatmap(df, "capacity.overprovisioning", "workload", "write_amplification")
+    greedy = {"gc.victim": "greedy"}
+    fig = plots.heatmap(df, "capacity.overprovisioning", "workload", "write_amplification", where=greedy)
+    assert fig.axes[0].get_title() == "write_amplification\n(gc.victim=greedy)"
+    cells = fig.axes[0].images[0].get_array()
+    g = df[
+        (df["gc.victim"] == "greedy") & (df["workload"] == "mix") & (df["capacity.overprovisioning"] == 0.07)
+    ]
+    assert cells[0, 0] == pytest.approx(g["write_amplification"].mean())
+    with pytest.raises(ValueError, match="no rows match"):
+        plots.heatmap(
+            df, "capacity.overprovisioning", "workload", "write_amplification", where={"gc.victim": "x"}
+        )
+    with pytest.raises(ValueError, match=r"vary in capacity\.overprovisioning: 0\.07, 0\.28"):
+        plots.bars_relative(df, "workload", "flash.block_erases", "fifo")
+    out = str(tmp_path / "h.png")
+    args = [str(sweep_dir), "--kind", "heatmap", "--x", "capacity.overprovisioning", "--y", "workload"]
+    p = cli_plot(*args, "--metric", "write_amplification", "--out", out)
+    assert p.returncode == 2 and "gc.victim" in p.stderr and "--where" in p.stderr, p.stderr
+    p = cli_plot(*args, "--metric", "write_amplification", "--where", "gc.victim=greedy", "--out", out)
+    assert p.returncode == 0, p.stderr
+    _saved(Path(out))
+    p = cli_plot(*args, "--metric", "write_amplification", "--where", "gc.victim=nope", "--out", out)
+    assert p.returncode == 2 and "no rows match" in p.stderr, p.stderr
