@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -220,6 +221,41 @@ class Result:
 
     def __str__(self) -> str:
         return self.summary_text
+
+    def _repr_html_(self) -> str:
+        """The headline figures as a table (Jupyter shows it for a Result at the end of a cell)."""
+        s = self.summary
+        lat = s["latency_us"]
+
+        def num(v: Any, fmt: str) -> str:
+            return "n/a" if v is None else format(v, fmt)
+
+        life = s["lifetime"]
+        rows = [
+            ("write amplification", num(s["write_amplification"], ".3f")),
+            (
+                "read latency mean / p99 / max (us)",
+                " / ".join(num(lat["read"][k], ".1f") for k in ("mean", "p99", "max")),
+            ),
+            (
+                "write latency mean / p99 / max (us)",
+                " / ".join(num(lat["write"][k], ".1f") for k in ("mean", "p99", "max")),
+            ),
+            (
+                "throughput (IOPS, MB/s)",
+                f"{num(s['throughput']['iops'], '.0f')}, {num(s['throughput']['mb_per_s'], '.1f')}",
+            ),
+            ("host writes (drive writes)", f"{life['drive_writes']:.3f}"),
+            ("drive", "dead: " + str(life["death_reason"]) if life["dead"] else "alive"),
+            ("requests, simulated time", f"{s['run']['requests']}, {s['run']['simulated_ns'] / 1e9:.3f} s"),
+            ("stop", str(s["run"]["stop"])),
+        ]
+        rows += [("warning", w) for w in s["run"].get("warnings", [])]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+            for k, v in rows
+        )
+        return f"<table><caption>flashlife run</caption>{body}</table>"
 
 
 def run(

@@ -198,3 +198,13 @@ def test_runs_in_two_python_threads_match_sequential_runs():
     # asserted, as they depend on how busy the machine is.)
     for seed in (1, 2):
         assert _deterministic(alone[seed]) == _deterministic(results[seed])
+
+
+def test_a_result_shows_itself_as_a_table_in_a_notebook():
+    r = flashlife.run("tiny", {"read_ratio": 1.0}, until="requests:2000")
+    page = r._repr_html_()
+    assert page.startswith("<table>") and page.endswith("</table>")
+    assert "<td>n/a</td>" in page, "undefined write amplification shows as n/a"
+    assert f"<td>{r.summary['run']['stop']}</td>" in page
+    r.summary["run"]["warnings"] = ["<b>disk</b> full"]
+    assert "<td>&lt;b&gt;disk&lt;/b&gt; full</td>" in r._repr_html_(), "values are escaped"
