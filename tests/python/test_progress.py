@@ -48,10 +48,29 @@ def test_the_report_draws_a_bar_on_a_terminal_and_lines_elsewhere() -> None:
     quiet = ProgressReport("auto", stream=log)
     quiet.started -= 2
     quiet(0.5, 1000, "done")
-    assert log.getvalue() == "", "auto stays quiet off a terminal"
-    lines = ProgressReport("on", stream=log, log_every=0)
+    assert log.getvalue() == "", "off a terminal, the first line comes after log_every (60 s)"
+    assert ProgressReport("auto").log_every == 60.0 and ProgressReport("on").log_every == 10.0
+    lines = ProgressReport("auto", stream=log, log_every=0)
     lines.started -= 2
     lines(0.25, 500, "life used")
     assert log.getvalue().startswith("flashlife:  25.0% life used | 500 requests")
+    off = io.StringIO()
+    silent = ProgressReport("off", stream=off, log_every=0)
+    silent.started -= 2
+    silent(0.5, 1, "done")
+    assert off.getvalue() == ""
     with pytest.raises(ValueError, match="auto, on or off"):
         ProgressReport("sometimes")
+
+
+def test_rate_and_eta_count_this_process_only_after_a_resume() -> None:
+    # A run resumed at 60% (30,000 requests in): 10 s later it is at 70%, 35,000 requests.
+    log = io.StringIO()
+    report = ProgressReport("on", stream=log, log_every=0)
+    report.started -= 20
+    report(0.6, 30_000, "done")
+    report.first = (report.first[0] - 10, 0.6, 30_000)  # the first report, 10 s ago
+    report(0.7, 35_000, "done")
+    line = log.getvalue().splitlines()[-1]
+    # 5,000 requests in 10 s; 10% took 10 s, 30% to go: 30 s.
+    assert "35000 requests, 500/s | ETA 30s" in line, line
