@@ -58,7 +58,8 @@ pub(super) fn report(
     logical_bytes: u64,
     unit: u64,
 ) -> RunOutput {
-    let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, warnings, .. } = state;
+    let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, mut warnings, .. } = state;
+    warnings.extend(explain(&cfg, &lat_read.summary(), &lat_write.summary(), drive.counters().gc_victims, &host));
     // "All" is the union of reads and writes: merged once here rather than recorded per request.
     let mut lat_all = LatencyHistogram::new();
     lat_all.add(&lat_read);
@@ -231,4 +232,76 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
     ts.last_requests = requests;
     ts.last_host_units = c.host_unit_writes;
     ts.last_unit_programs = c.unit_programs.total();
+}
+
+/// Warnings a careful engineer would give about a result that looks wrong or unrepresentative,
+/// each saying what to change (`summary.run.warnings`, printed by the command).
+fn explain(
+    cfg: &Config,
+    read: &crate::stats::latency::LatencySummary,
+    write: &crate::stats::latency::LatencySummary,
+    gc_victims: u64,
+    host: &HostSummary,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // A tail two orders of magnitude above the median, over enough requests to mean it.
+    for (op, l) in [("read", read), ("write", write)] {
+        if l.count >= 1000 && l.p50 > 0.0 && l.p99 > TAIL_RATIO * l.p50 && l.p99 > TAIL_FLOOR_US {
+            out.push(format!(
+                "{op} latency p99 ({:.0} us) is {:.0} times the median ({:.0} us): a few requests wait behind work booked \
+                 ahead of them, usually garbage collection, which the reservation timing model books a whole victim at a \
+                 time; see p99_latency_us in timeseries.csv, and give GC room (capacity.overprovisioning, gc watermarks)",
+                l.p99,
+                l.p99 / l.p50,
+                l.p50
+            ));
+        }
+    }
+    // Writes that never made the drive collect garbage describe a fresh drive, not a used one.
+    if host.write_bytes > 0 && gc_victims == 0 && cfg.ftl.precondition != crate::config::Precondition::Steady {
+        out.push(
+            "no garbage was collected during the run: the results describe a fresh drive, not steady state; \
+             set ftl.precondition = \"steady\" or write more (run.until)"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// How far above the median a p99 must be to be worth a warning...
+const TAIL_RATIO: f64 = 100.0;
+/// ... and how long, in us: longer than any single flash operation (a 15 ms erase), so a
+/// buffered write's fast median against a page program's p99 is not taken for a stall.
+const TAIL_FLOOR_US: f64 = 50_000.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::latency::LatencySummary;
+
+    fn lat(count: u64, p50: f64, p99: f64) -> LatencySummary {
+        LatencySummary { count, mean: p50, p50, p99, p999: p99, max: p99 }
+    }
+
+    #[test]
+    fn warnings_flag_stalls_and_fresh_drives_only() {
+        let cfg = Config::default(); // steady state preconditioning
+        let host = HostSummary { write_bytes: 1 << 20, ..Default::default() };
+        let quiet = lat(5000, 100.0, 900.0);
+        assert!(explain(&cfg, &quiet, &quiet, 10, &host).is_empty());
+        // A buffered write's 7 us median against a page program's 1.4 ms p99 is no stall.
+        assert!(explain(&cfg, &quiet, &lat(5000, 7.0, 1427.0), 10, &host).is_empty());
+        // Seconds behind a millisecond median is, with enough requests to mean it.
+        let stall = lat(5000, 5000.0, 2_600_000.0);
+        let w = explain(&cfg, &quiet, &stall, 10, &host);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].starts_with("write latency p99 (2600000 us) is 520 times the median (5000 us)"), "{}", w[0]);
+        assert!(explain(&cfg, &quiet, &lat(500, 5000.0, 2_600_000.0), 10, &host).is_empty());
+        // No GC on a drive that started empty or full: a fresh drive; steady state is not.
+        let mut full = cfg.clone();
+        full.ftl.precondition = crate::config::Precondition::Full;
+        let w = explain(&full, &quiet, &quiet, 0, &host);
+        assert!(w.len() == 1 && w[0].starts_with("no garbage was collected"), "{w:?}");
+        assert!(explain(&cfg, &quiet, &quiet, 0, &host).is_empty());
+    }
 }
