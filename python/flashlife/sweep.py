@@ -153,6 +153,9 @@ def _row(point: _Point, outcome: Mapping[str, Any]) -> dict[str, Any]:
         # A summary field named like a grid key (capacity.overprovisioning: the achieved value)
         # must not hide the parameter: it becomes summary.KEY.
         row[f"summary.{k}" if k in row else k] = v
+    # Warnings, present only when there are some, become one text column in every row ("" for
+    # none), so the results table (CSV, parquet) has one type per column.
+    row["run.warnings"] = "; ".join(outcome["summary"]["run"].get("warnings", []))
     # A JSON round trip makes fresh rows and rows read back from disk identical.
     return json.loads(json.dumps(row))
 
