@@ -3,6 +3,8 @@
 //! series, erase histogram, latency CDFs), for every drive architecture and technique; bad
 //! checkpoint files are refused without touching the run folder.
 
+mod common;
+
 use std::path::Path;
 
 use flashlife::sim::RunOutput;
@@ -108,18 +110,7 @@ fn random_victims_and_injected_failures() {
 
 #[test]
 fn zombie_drive_to_death_across_mode_switches() {
-    let cfg = config(
-        "zombie-synthetic-tlc",
-        &[
-            "run.until=\"death\"",
-            "geometry.pages_per_block=32",
-            "flash.wear.endurance.slc=1500",
-            "flash.wear.endurance.mlc=120",
-            "flash.wear.endurance.tlc=20",
-            "flash.wear.endurance.qlc=6",
-            "ftl.integrity_oracle=true",
-        ],
-    );
+    let cfg = config("zombie-synthetic-tlc", common::ZOMBIE_TO_DEATH);
     let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap();
     assert!(whole.summary.lifetime.dead && whole.summary.lifetime.mode_switches > 0);
     let n = whole.summary.run.requests;

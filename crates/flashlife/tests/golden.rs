@@ -11,6 +11,8 @@
 //! `FLASHLIFE_BLESS_GOLDEN=1 cargo test --release -p flashlife --test golden -- --include-ignored`
 //! and says why in its commit.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use flashlife::sim::RunOutput;
@@ -148,19 +150,7 @@ fn failures_and_each_technique() {
             "ftl.integrity_oracle=true",
         ],
     );
-    run_case(
-        "zombie-to-death",
-        "zombie-synthetic-tlc",
-        &[
-            "run.until=\"death\"",
-            "geometry.pages_per_block=32",
-            "flash.wear.endurance.slc=1500",
-            "flash.wear.endurance.mlc=120",
-            "flash.wear.endurance.tlc=20",
-            "flash.wear.endurance.qlc=6",
-            "ftl.integrity_oracle=true",
-        ],
-    );
+    run_case("zombie-to-death", "zombie-synthetic-tlc", common::ZOMBIE_TO_DEATH);
     run_case(
         "salvage-skip-page",
         "salvage-small",

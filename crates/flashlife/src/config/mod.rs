@@ -727,9 +727,6 @@ fn positive_f(key: &str, v: f64) -> Result<()> {
     Ok(())
 }
 
-/// Victim policy names understood by `gc.victim`.
-pub const VICTIM_POLICIES: &[&str] = VictimKind::NAMES;
-
 impl Config {
     /// Check every range and cross-key constraint; the error names the key.
     pub fn validate(&self) -> Result<()> {

@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 
 pub use gc::GcWatermarks;
 pub use mapping::Mapping;
+pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
 
 use crate::config::{Config, EndOfLife};
 use crate::engine::Engine;

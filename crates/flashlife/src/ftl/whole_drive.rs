@@ -27,9 +27,6 @@ impl Ftl {
     /// [`Ftl::precondition`], checking `stop` every few thousand writes (a few milliseconds)
     /// so that Ctrl-C is honoured during a long fill; returns false if it stopped early.
     pub fn precondition_until(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
-        use rand::Rng;
-        use rand::SeedableRng;
-        const CHECK_EVERY: u64 = 4096;
         let timing = self.engine.timing();
         self.engine.set_timing(false);
         let mut stopped = false;
@@ -45,24 +42,17 @@ impl Ftl {
                 }
             }
         }
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-        let n = if stopped { 0 } else { (drive_writes * self.logical_units as f64) as u64 };
-        // The same random sequence, drawn two writes ahead so that the map entries of the
-        // next writes can be prefetched (the draws past the end are never used).
-        let mut next = [rng.gen_range(0..self.logical_units), rng.gen_range(0..self.logical_units)];
-        for i in 0..n {
-            if self.death.is_some() {
-                break;
-            }
-            if i.is_multiple_of(CHECK_EVERY) && stop() {
-                stopped = true;
-                break;
-            }
-            let lpn = next[0];
-            next = [next[1], rng.gen_range(0..self.logical_units)];
-            self.prefetch_map(next[1], 1);
-            self.prefetch_slots(next[0], 1);
-            self.write(lpn, 1, 0);
+        if !stopped {
+            let n = (drive_writes * self.logical_units as f64) as u64;
+            stopped = !random_overwrites(seed, self.logical_units, n, stop, |lpn, next| {
+                if self.death.is_some() {
+                    return false;
+                }
+                self.prefetch_map(next[1], 1);
+                self.prefetch_slots(next[0], 1);
+                self.write(lpn, 1, 0);
+                true
+            });
         }
         self.engine.set_timing(timing);
         !stopped
@@ -86,4 +76,36 @@ impl Ftl {
         let sum: u64 = self.flash.erase_counts().iter().map(|&c| c as u64).sum();
         sum as f64 / self.geo.blocks().max(1) as f64 / rated
     }
+}
+
+/// Every how many writes preconditioning asks whether to stop (a few milliseconds of work).
+pub(crate) const CHECK_EVERY: u64 = 4096;
+
+/// `n` uniform random overwrites of units `0..logical_units` from the seeded stream `seed`,
+/// the preconditioning both FTLs share: `write(lpn, next)` writes one unit (`next` are the
+/// two that follow, for prefetching), or returns false to end the loop (the drive died).
+/// `stop` is asked every [`CHECK_EVERY`] writes; returns false if it stopped the loop.
+pub(crate) fn random_overwrites(
+    seed: u64,
+    logical_units: u32,
+    n: u64,
+    stop: &dyn Fn() -> bool,
+    mut write: impl FnMut(u32, [u32; 2]) -> bool,
+) -> bool {
+    use rand::Rng;
+    use rand::SeedableRng;
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    // One sequence, drawn two writes ahead (the draws past the end are never used).
+    let mut next = [rng.gen_range(0..logical_units), rng.gen_range(0..logical_units)];
+    for i in 0..n {
+        if i.is_multiple_of(CHECK_EVERY) && stop() {
+            return false;
+        }
+        let lpn = next[0];
+        next = [next[1], rng.gen_range(0..logical_units)];
+        if !write(lpn, next) {
+            break;
+        }
+    }
+    true
 }

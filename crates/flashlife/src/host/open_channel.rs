@@ -21,7 +21,7 @@ use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
 use crate::ftl::victim::{self, VictimPolicy, VictimView};
 use crate::ftl::GcWatermarks;
-use crate::ftl::{Layout, Mapping, UNMAPPED};
+use crate::ftl::{random_overwrites, Layout, Mapping, CHECK_EVERY, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
 
@@ -609,9 +609,6 @@ impl OpenChannel {
     /// Fill, then overwrite at random, in fast-forward (as the block FTL does).
     /// `stop` is checked every few thousand writes; returns false if it stopped early.
     pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
-        use rand::Rng;
-        use rand::SeedableRng;
-        const CHECK_EVERY: u64 = 4096;
         let timing = self.dev.core.engine.timing();
         self.dev.core.engine.set_timing(false);
         let mut stopped = false;
@@ -630,18 +627,15 @@ impl OpenChannel {
                 writes += 1;
             }
         }
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-        let n = if stopped { 0 } else { (drive_writes * self.logical_units as f64) as u64 };
-        for i in 0..n {
-            if self.death.is_some() {
-                break;
-            }
-            if i.is_multiple_of(CHECK_EVERY) && stop() {
-                stopped = true;
-                break;
-            }
-            let lpn = rng.gen_range(0..self.logical_units);
-            self.write(lpn, 1, 0);
+        if !stopped {
+            let n = (drive_writes * self.logical_units as f64) as u64;
+            stopped = !random_overwrites(seed, self.logical_units, n, stop, |lpn, _| {
+                if self.death.is_some() {
+                    return false;
+                }
+                self.write(lpn, 1, 0);
+                true
+            });
         }
         self.dev.core.engine.set_timing(timing);
         !stopped

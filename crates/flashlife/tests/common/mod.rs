@@ -4,6 +4,18 @@
 use flashlife::workload::{HostRequest, IoKind, Workload};
 use flashlife::{Config, ConfigBuilder, Result, RunOutput, Simulator};
 
+/// A small ZombieNAND drive that wears out within seconds (endurance cut 50-fold, 32-page
+/// blocks), run to death with the oracle on: checkpoints and golden results share it.
+pub const ZOMBIE_TO_DEATH: &[&str] = &[
+    "run.until=\"death\"",
+    "geometry.pages_per_block=32",
+    "flash.wear.endurance.slc=1500",
+    "flash.wear.endurance.mlc=120",
+    "flash.wear.endurance.tlc=20",
+    "flash.wear.endurance.qlc=6",
+    "ftl.integrity_oracle=true",
+];
+
 /// Build a configuration from `key=value` overrides over the defaults.
 pub fn config(sets: &[&str]) -> Config {
     let mut b = ConfigBuilder::new();
