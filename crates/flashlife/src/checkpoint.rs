@@ -1,7 +1,7 @@
 //! Checkpoint files: a running simulation's whole state, to stop it and go on later.
 //!
 //! A checkpoint holds the resolved configuration, the run loop's state and the drive (every
-//! FTL array, pool, policy object, random stream, the flash array, the engine's timelines and
+//! FTL array, pool, policy object, random stream, the flash array, the scheduler's timelines and
 //! the statistics so far). The workload is not stored: it is rebuilt from the configuration
 //! and fast-forwarded past the requests already served, which works for every reader and
 //! generator because a workload never sees the drive.
@@ -36,8 +36,8 @@ pub const FILE_NAME: &str = "checkpoint.bin";
 const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 
 /// Bumped whenever the header layout, or the run state's layout within one flashlife
-/// version, changes (2: the run's warnings).
-pub const FORMAT_VERSION: u32 = 2;
+/// version, changes (2: the run's warnings; 3: the drive's timing is a scheduler object).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,6 +1,7 @@
 //! flashlife: a fast, physics-aware, trace-driven SSD simulator.
 //!
-//! Data flows one way: workload -> host interface -> FTL -> flash model -> engine -> stats.
+//! Data flows one way: workload -> host interface -> FTL (decides) -> flash transactions ->
+//! timing (schedules) -> flash model -> stats.
 //! See `docs/architecture.md`.
 
 #[macro_use]
@@ -10,7 +11,6 @@ pub mod budget;
 pub mod checkpoint;
 pub mod config;
 pub mod device;
-pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod ftl;
@@ -20,6 +20,7 @@ pub mod seeds;
 pub mod sim;
 pub mod stats;
 pub mod techniques;
+pub mod timing;
 pub mod workload;
 
 pub use config::{Config, ConfigBuilder};

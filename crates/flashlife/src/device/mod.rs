@@ -1,4 +1,4 @@
-//! The device side of an open-channel (physically addressable) SSD: flash, engine, per-way
+//! The device side of an open-channel (physically addressable) SSD: flash, scheduler, per-way
 //! write buffers and a program-failure manager chosen by configuration.
 //!
 //! The host addresses logical blocks (chunks, `lbn`) and page offsets (`lpo`); a fresh device
@@ -15,10 +15,10 @@ pub mod policy;
 use serde::Serialize;
 
 use crate::config::DevicePolicy;
-use crate::engine::Engine;
 use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
+use crate::timing::{Scheduler, Transaction};
 use buffer::WayBuffer;
 use policy::FailurePolicy;
 
@@ -81,11 +81,11 @@ struct FailureSample {
     bytes: u64,
 }
 
-/// Flash, engine and bookkeeping shared by the policies.
+/// Flash, scheduler and bookkeeping shared by the policies.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct DeviceCore {
     pub flash: FlashArray,
-    pub engine: Engine,
+    pub sched: Box<dyn Scheduler>,
     pub counters: FlashCounters,
     pub geo: Geometry,
     pub page_bytes: u64,
@@ -121,7 +121,8 @@ impl DeviceCore {
     /// Program `ppo` of `pbn` with the data of host page `tag`, ready at `ready`.
     pub fn program(&mut self, pbn: u32, ppo: u32, tag: u32, ready: u64, cause: Cause) -> (u64, ProgramStatus) {
         let mode = self.flash.mode(pbn);
-        let done = self.engine.program(self.die_of(pbn), ready, self.page_bytes, self.flash.program_ns(mode, ppo));
+        let tx = Transaction::program(self.die_of(pbn), pbn, ppo, mode, self.page_bytes, cause);
+        let done = self.sched.submit(&tx, ready);
         self.counters.page_programs.add(cause, 1);
         self.counters.unit_programs.add(cause, self.units_per_page);
         let status = self.flash.program(pbn, ppo);
@@ -157,7 +158,7 @@ impl DeviceCore {
         let mode = self.flash.mode(pbn);
         self.flash.read(pbn);
         self.counters.page_reads.add(cause, 1);
-        self.engine.read(self.die_of(pbn), ready, self.flash.read_ns(mode, ppo), bytes)
+        self.sched.submit(&Transaction::read(self.die_of(pbn), pbn, ppo, mode, bytes, cause), ready)
     }
 
     /// Copy a page: read `from`, program `to` (the data crosses the channel twice).
@@ -225,7 +226,7 @@ pub struct Device {
 
 impl Device {
     /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each.
-    pub fn new(flash: FlashArray, engine: Engine, p: &DeviceParams) -> crate::Result<Device> {
+    pub fn new(flash: FlashArray, sched: Box<dyn Scheduler>, p: &DeviceParams) -> crate::Result<Device> {
         let geo = flash.geo;
         let bpp = geo.blocks_per_plane;
         let r = p.reserved_blocks_per_plane;
@@ -251,7 +252,7 @@ impl Device {
             violation: None,
             checks: 0,
             flash,
-            engine,
+            sched,
             geo,
         };
         Ok(Device {
@@ -398,7 +399,8 @@ impl Device {
     pub fn erase(&mut self, lbn: u32, ready: u64, cause: Cause) -> (u64, EraseStatus) {
         let pbn = self.policy.erase(&mut self.core, lbn);
         let mode = self.core.flash.mode(pbn);
-        let done = self.core.engine.erase(self.core.die_of(pbn), ready, self.core.flash.erase_ns(mode));
+        let tx = Transaction::erase(self.core.die_of(pbn), pbn, mode, cause);
+        let done = self.core.sched.submit(&tx, ready);
         self.core.counters.block_erases.add(cause, 1);
         let status = self.core.flash.erase(pbn);
         if let Some(o) = &mut self.core.owner {
@@ -491,7 +493,8 @@ mod tests {
         let cfg = FlashConfig::default();
         let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
         let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
-        let engine = Engine::new(true, 1000.0, 0.0, 1000.0, 1, vec![0]);
+        let sched =
+            Box::new(crate::timing::Reservation::new(flash.times().clone(), true, 1000.0, 0.0, 1000.0, 1, vec![0]));
         let p = DeviceParams {
             policy,
             write_back: None,
@@ -500,7 +503,7 @@ mod tests {
             units_per_page: 1,
             oracle: true,
         };
-        Device::new(flash, engine, &p).unwrap()
+        Device::new(flash, sched, &p).unwrap()
     }
 
     #[test]

@@ -5,6 +5,7 @@ use crate::config::DevicePolicy;
 use crate::flash::{Geometry, ProgramStatus};
 use crate::stats::Cause;
 use crate::techniques::ftpassd::{MemoryReport, ShiftTranslator};
+use crate::timing::{Transaction, Wait};
 
 /// Address translation and program-failure handling inside the device.
 #[typetag::serde]
@@ -229,12 +230,26 @@ impl FailurePolicy for Shifted {
         while let Some(&lbn) = self.pending.first() {
             match self.t.migration_step(lbn, self.cursor) {
                 Some((sb, sp, tb, tp)) => {
-                    let die = core.die_of(tb);
-                    let mode = core.flash.mode(tb);
-                    let xfer = core.engine.channel_ns_for(core.page_bytes);
-                    let cost = core.flash.read_ns(mode, sp) + core.flash.program_ns(mode, tp) + 2 * xfer;
-                    let start = from.max(core.engine.die_free_at(die)).max(core.engine.die_free_at(core.die_of(sb)));
-                    if core.engine.timing() && start + cost > until {
+                    // The copy: a read on the source's die, a program on the target's.
+                    let copy = [
+                        Transaction::read(
+                            core.die_of(sb),
+                            sb,
+                            sp,
+                            core.flash.mode(sb),
+                            core.page_bytes,
+                            Cause::Migration,
+                        ),
+                        Transaction::program(
+                            core.die_of(tb),
+                            tb,
+                            tp,
+                            core.flash.mode(tb),
+                            core.page_bytes,
+                            Cause::Migration,
+                        ),
+                    ];
+                    if core.sched.timing() && !core.sched.fits_before(&copy, from, until, Wait::Dies) {
                         return;
                     }
                     core.stats.migrated_pages += 1;

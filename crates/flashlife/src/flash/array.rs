@@ -44,6 +44,64 @@ struct ModeTiming {
     erase_ns: u64,
 }
 
+/// How long the array takes for each operation, by bit mode and page type: the flash
+/// model's datasheet figures, which the timing layer reads.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ArrayTimes {
+    modes: [ModeTiming; 4],
+}
+
+impl ArrayTimes {
+    /// The times a flash configuration gives.
+    pub fn new(cfg: &FlashConfig) -> Self {
+        let modes = BitMode::ALL.map(|m| {
+            let p = cfg.mode(m);
+            let per_type = |list: &Vec<f64>, base: f64| -> Vec<u64> {
+                if list.is_empty() {
+                    vec![us_to_ns(base)]
+                } else {
+                    list.iter().map(|&v| us_to_ns(v)).collect()
+                }
+            };
+            ModeTiming {
+                read_ns: per_type(&p.read_us_by_page_type, p.read_us),
+                program_ns: per_type(&p.program_us_by_page_type, p.program_us),
+                erase_ns: us_to_ns(p.erase_us),
+            }
+        });
+        ArrayTimes { modes }
+    }
+
+    /// Sensing `page` of a block at `mode`.
+    #[inline]
+    pub fn read_ns(&self, mode: BitMode, page: u32) -> u64 {
+        let t = &self.modes[mode.index()].read_ns;
+        // One time for every page type is the common case: no divide for it.
+        if t.len() == 1 {
+            t[0]
+        } else {
+            t[page as usize % t.len()]
+        }
+    }
+
+    /// Programming `page` of a block at `mode`.
+    #[inline]
+    pub fn program_ns(&self, mode: BitMode, page: u32) -> u64 {
+        let t = &self.modes[mode.index()].program_ns;
+        if t.len() == 1 {
+            t[0]
+        } else {
+            t[page as usize % t.len()]
+        }
+    }
+
+    /// Erasing a block at `mode`.
+    #[inline]
+    pub fn erase_ns(&self, mode: BitMode) -> u64 {
+        self.modes[mode.index()].erase_ns
+    }
+}
+
 fn us_to_ns(us: f64) -> u64 {
     (us * 1000.0).round() as u64
 }
@@ -58,7 +116,7 @@ pub struct FlashArray {
     erase_count: Vec<u32>,
     next_page: Vec<u32>,
     reads_since_erase: Vec<u32>,
-    timing: [ModeTiming; 4],
+    times: ArrayTimes,
     wear: Box<dyn WearModel>,
     failures: Option<Box<dyn FailureModel>>,
     /// Programs that were not at or after the block's write pointer (must stay 0).
@@ -74,21 +132,6 @@ impl FlashArray {
         wear: Box<dyn WearModel>,
         failures: Option<Box<dyn FailureModel>>,
     ) -> Self {
-        let timing = BitMode::ALL.map(|m| {
-            let p = cfg.mode(m);
-            let per_type = |list: &Vec<f64>, base: f64| -> Vec<u64> {
-                if list.is_empty() {
-                    vec![us_to_ns(base)]
-                } else {
-                    list.iter().map(|&v| us_to_ns(v)).collect()
-                }
-            };
-            ModeTiming {
-                read_ns: per_type(&p.read_us_by_page_type, p.read_us),
-                program_ns: per_type(&p.program_us_by_page_type, p.program_us),
-                erase_ns: us_to_ns(p.erase_us),
-            }
-        });
         let n = geo.blocks() as usize;
         FlashArray {
             geo,
@@ -98,7 +141,7 @@ impl FlashArray {
             erase_count: vec![0; n],
             next_page: vec![0; n],
             reads_since_erase: vec![0; n],
-            timing,
+            times: ArrayTimes::new(cfg),
             wear,
             failures,
             order_violations: 0,
@@ -159,31 +202,24 @@ impl FlashArray {
         self.wear.remaining_cycles(block, self.erase_count[b], self.mode[b])
     }
 
+    /// The array's operation times (the timing layer takes a copy).
+    pub fn times(&self) -> &ArrayTimes {
+        &self.times
+    }
+
     #[inline]
     pub fn read_ns(&self, mode: BitMode, page: u32) -> u64 {
-        let t = &self.timing[mode.index()].read_ns;
-        // One time for every page type is the common case: no divide for it.
-        if t.len() == 1 {
-            t[0]
-        } else {
-            t[page as usize % t.len()]
-        }
+        self.times.read_ns(mode, page)
     }
 
     #[inline]
     pub fn program_ns(&self, mode: BitMode, page: u32) -> u64 {
-        let t = &self.timing[mode.index()].program_ns;
-        // One time for every page type is the common case: no divide for it.
-        if t.len() == 1 {
-            t[0]
-        } else {
-            t[page as usize % t.len()]
-        }
+        self.times.program_ns(mode, page)
     }
 
     #[inline]
     pub fn erase_ns(&self, mode: BitMode) -> u64 {
-        self.timing[mode.index()].erase_ns
+        self.times.erase_ns(mode)
     }
 
     /// Program `page` of `block`. Pages are programmed in forward order only; pages may be

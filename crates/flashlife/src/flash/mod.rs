@@ -10,6 +10,6 @@ pub mod page_errors;
 pub mod rber;
 pub mod wear;
 
-pub use array::{EraseStatus, FlashArray, ProgramStatus};
+pub use array::{ArrayTimes, EraseStatus, FlashArray, ProgramStatus};
 pub use geometry::Geometry;
 pub use mode::{BitMode, ModeParams};

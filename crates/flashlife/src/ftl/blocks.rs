@@ -11,7 +11,7 @@ impl Ftl {
         debug_assert_eq!(self.valid[block as usize], 0);
         let plane = self.plane_of_block(block);
         let mode = self.flash.mode(block);
-        let done = self.engine.erase(self.die_of_block(block), ready, self.flash.erase_ns(mode));
+        let done = self.sched.submit(&Transaction::erase(self.die_of_block(block), block, mode, cause), ready);
         self.counters.block_erases.add(cause, 1);
         let status = self.flash.erase(block);
         self.pools[plane as usize].erase_sum += 1;

@@ -198,10 +198,10 @@ impl Ftl {
             loop {
                 let p = &self.pools[plane as usize];
                 let free = p.free.len();
-                if free >= p.marks.high || self.engine.die_free_at(die).max(from) >= until || self.death.is_some() {
+                if free >= p.marks.high || self.death.is_some() {
                     break;
                 }
-                let start = self.engine.die_free_at(die).max(from);
+                let Some(start) = self.sched.idle_start(die, from, until) else { break };
                 self.collect(plane, start, free + 1);
                 if self.pools[plane as usize].free.len() <= free {
                     break; // nothing more to gain here

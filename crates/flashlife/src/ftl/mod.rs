@@ -32,10 +32,10 @@ pub use mapping::Mapping;
 pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
 
 use crate::config::{Config, EndOfLife};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
+use crate::timing::{Scheduler, Transaction};
 use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
 use fastdiv::Divisor;
 use oracle::Oracle;
@@ -121,11 +121,12 @@ struct Pool {
     erases_since_check: u32,
 }
 
-/// The page-mapping FTL with its flash array and engine.
+/// The page-mapping FTL with its flash array. It decides what the flash does and hands each
+/// operation to its scheduler as a transaction; the scheduler says when it completes.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
     pub flash: FlashArray,
-    pub engine: Engine,
+    pub sched: Box<dyn Scheduler>,
     pub geo: Geometry,
     unit_bytes: u64,
     upp_by_mode: [u32; 4],
@@ -251,9 +252,9 @@ pub struct Plugins {
 }
 
 impl Ftl {
-    /// Build the FTL, its flash array and engine, for a validated configuration, with the
-    /// techniques' `plugins` in place of the baseline's policies.
-    pub fn new(cfg: &Config, flash: FlashArray, engine: Engine, plugins: Plugins) -> Result<Ftl> {
+    /// Build the FTL over its flash array and scheduler, for a validated configuration, with
+    /// the techniques' `plugins` in place of the baseline's policies.
+    pub fn new(cfg: &Config, flash: FlashArray, sched: Box<dyn Scheduler>, plugins: Plugins) -> Result<Ftl> {
         let geo = flash.geo;
         let layout = Layout::of(cfg)?;
         let unit_bytes = layout.unit_bytes;
@@ -312,7 +313,7 @@ impl Ftl {
             stripe: geo.stripe_order(),
             geo,
             flash,
-            engine,
+            sched,
             unit_bytes,
             upp_by_mode,
             max_upp,

@@ -69,12 +69,12 @@ impl Ftl {
         let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
         self.counters.page_reads.add(cause, 1);
         let die = self.die_of_block(block);
-        let (sense_ns, bytes) = (self.flash.read_ns(mode, page), units as u64 * self.unit_bytes);
+        let tx = Transaction::read(die, block, page, mode, units as u64 * self.unit_bytes, cause);
         // Every attempt (the first read, then each retry step) senses and transfers again.
         let mut done = ready;
         for _ in 0..=outcome.steps {
             self.flash.read(block);
-            done = self.engine.read(die, done, sense_ns, bytes);
+            done = self.sched.submit(&tx, done);
         }
         if outcome.steps > 0 {
             self.counters.read_retries.add(cause, outcome.steps as u64);

@@ -1,7 +1,7 @@
 //! Error-aware reads and read reclaim (`[reliability]`).
 //!
 //! The FTL asks a [`ReadModel`] about every page it senses: how many read-retry steps the read
-//! needs (each one another sensing and transfer on the engine), whether it is uncorrectable,
+//! needs (each one another sensing and transfer, timed by the scheduler), whether it is uncorrectable,
 //! and, for host reads, whether the block should be reclaimed (its valid data rewritten
 //! elsewhere and the block erased). The baseline ([`NoReadModel`]) answers "clean, no retry,
 //! no reclaim" without looking at anything.

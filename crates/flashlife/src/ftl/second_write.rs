@@ -203,11 +203,13 @@ impl Ftl {
         self.flash.read(a);
         self.flash.read(b);
         self.counters.page_reads.add(cause, 2);
+        let unit = self.unit_bytes;
         if sequential {
-            let t = self.engine.read(die, ready, self.flash.read_ns(mode, pa), self.unit_bytes);
-            self.engine.read(die, ready, self.flash.read_ns(mode, pb), self.unit_bytes).max(t)
+            let t = self.sched.submit(&Transaction::read(die, a, pa, mode, unit, cause), ready);
+            self.sched.submit(&Transaction::read(die, b, pb, mode, unit, cause), ready).max(t)
         } else {
-            self.engine.read(die, ready, self.flash.read_ns(mode, pa), 2 * self.unit_bytes)
+            // One multi-plane read: one sense, both pages over the channel.
+            self.sched.submit(&Transaction::read(die, a, pa, mode, 2 * unit, cause), ready)
         }
     }
 

@@ -27,8 +27,8 @@ impl Ftl {
     /// [`Ftl::precondition`], checking `stop` every few thousand writes (a few milliseconds)
     /// so that Ctrl-C is honoured during a long fill; returns false if it stopped early.
     pub fn precondition_until(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
-        let timing = self.engine.timing();
-        self.engine.set_timing(false);
+        let timing = self.sched.timing();
+        self.sched.set_timing(false);
         let mut stopped = false;
         if fill {
             for lpn in 0..self.logical_units {
@@ -54,7 +54,7 @@ impl Ftl {
                 true
             });
         }
-        self.engine.set_timing(timing);
+        self.sched.set_timing(timing);
         !stopped
     }
 

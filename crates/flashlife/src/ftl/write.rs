@@ -76,7 +76,7 @@ impl Ftl {
             let mode = self.flash.mode(a.block);
             let die = self.die_of_plane(plane);
             let bytes = a.upp as u64 * self.unit_bytes;
-            let done = self.engine.program(die, a.ready, bytes, self.flash.program_ns(mode, a.page));
+            let done = self.sched.submit(&Transaction::program(die, a.block, a.page, mode, bytes, cause), a.ready);
             self.counters.page_programs.add(cause, 1);
             let status = self.flash.program(a.block, a.page);
             if status == ProgramStatus::Failed {

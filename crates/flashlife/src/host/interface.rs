@@ -1,11 +1,12 @@
 //! The host interface the simulator drives: a block device (the FTL inside the drive,
 //! `host.interface = "block"`) or an open-channel stack (a host FTL over a physically
-//! addressed device, `"open_channel"`). Both share the flash model, engine and counters.
+//! addressed device, `"open_channel"`). Both share the flash model, scheduler and counters.
 
 use super::open_channel::{OpenChannel, OpenChannelSummary};
 use crate::flash::FlashArray;
 use crate::ftl::Ftl;
 use crate::stats::FlashCounters;
+use crate::timing::{Scheduler, Transaction};
 
 /// What the run loop needs of a drive, whichever side its FTL is on.
 #[typetag::serde]
@@ -20,6 +21,8 @@ pub trait Drive: Send {
     fn idle(&mut self, from: u64, until: u64);
     /// A command with `bytes` crosses the host link.
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
+    /// The scheduler timing the drive's work.
+    fn scheduler(&self) -> &dyn Scheduler;
     /// Fill and overwrite in fast-forward, checking `stop` every few thousand writes;
     /// returns false if it stopped early.
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool;
@@ -69,7 +72,10 @@ impl Drive for Ftl {
         Ftl::idle(self, from, until)
     }
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
-        self.engine.host_transfer(ready, bytes)
+        self.sched.submit(&Transaction::host(bytes), ready)
+    }
+    fn scheduler(&self) -> &dyn Scheduler {
+        self.sched.as_ref()
     }
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         Ftl::precondition_until(self, fill, drive_writes, seed, stop)
@@ -144,7 +150,10 @@ impl Drive for OpenChannel {
         OpenChannel::idle(self, from, until)
     }
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
-        self.dev.core.engine.host_transfer(ready, bytes)
+        self.dev.core.sched.submit(&Transaction::host(bytes), ready)
+    }
+    fn scheduler(&self) -> &dyn Scheduler {
+        self.dev.core.sched.as_ref()
     }
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         OpenChannel::precondition(self, fill, drive_writes, seed, stop)

@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::config::{Config, WriteCompletion};
 use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
@@ -24,6 +23,7 @@ use crate::ftl::GcWatermarks;
 use crate::ftl::{random_overwrites, Layout, Mapping, CHECK_EVERY, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
+use crate::timing::Scheduler;
 
 const NONE: u32 = u32::MAX;
 /// Free chunks per parallel unit host writes never take (room for GC and its failures).
@@ -130,7 +130,7 @@ pub struct OpenChannel {
 }
 
 impl OpenChannel {
-    pub fn new(cfg: &Config, flash: FlashArray, engine: Engine) -> Result<OpenChannel> {
+    pub fn new(cfg: &Config, flash: FlashArray, sched: Box<dyn Scheduler>) -> Result<OpenChannel> {
         let geo = flash.geo;
         let lay = layout(cfg)?;
         let upp = (cfg.flash.page_size / lay.unit_bytes) as u32;
@@ -148,7 +148,7 @@ impl OpenChannel {
             units_per_page: upp as u64,
             oracle: cfg.ftl.integrity_oracle,
         };
-        let dev = Device::new(flash, engine, &params)?;
+        let dev = Device::new(flash, sched, &params)?;
         let ppb = geo.pages_per_block;
         let spc = ppb * upp;
         let chunks = dev.logical_blocks();
@@ -609,8 +609,8 @@ impl OpenChannel {
     /// Fill, then overwrite at random, in fast-forward (as the block FTL does).
     /// `stop` is checked every few thousand writes; returns false if it stopped early.
     pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
-        let timing = self.dev.core.engine.timing();
-        self.dev.core.engine.set_timing(false);
+        let timing = self.dev.core.sched.timing();
+        self.dev.core.sched.set_timing(false);
         let mut stopped = false;
         if fill {
             let step = self.upp.max(1);
@@ -637,7 +637,7 @@ impl OpenChannel {
                 true
             });
         }
-        self.dev.core.engine.set_timing(timing);
+        self.dev.core.sched.set_timing(timing);
         !stopped
     }
 

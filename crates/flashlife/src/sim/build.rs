@@ -1,8 +1,7 @@
-//! From a configuration to the parts of a simulated drive: flash array, engine, FTL (or
+//! From a configuration to the parts of a simulated drive: flash array, scheduler, FTL (or
 //! open-channel host FTL and device), with the techniques the configuration turns on.
 
 use crate::config::{Config, FailureSource, Interface, WearModelKind};
-use crate::engine::Engine;
 use crate::error::Result;
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::oxide::OxideWear;
@@ -15,6 +14,7 @@ use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
 use crate::techniques;
+use crate::timing::{Reservation, Scheduler};
 use crate::workload::WorkloadContext;
 
 /// The flash array a configuration describes: geometry, wear model, failure model.
@@ -52,27 +52,30 @@ pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
     Ok(FlashArray::new(geo, &cfg.flash, wear, failures))
 }
 
-/// The engine's resource timelines for a configuration's geometry and links.
-pub(crate) fn build_engine(cfg: &Config, geo: &Geometry) -> Engine {
+/// The scheduler that times the flash work, over the resources of a configuration's geometry
+/// and links, with the array's operation times.
+pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Scheduler> {
+    let geo = &flash.geo;
     let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
-    Engine::new(
+    Box::new(Reservation::new(
+        flash.times().clone(),
         cfg.ftl.timing,
         cfg.host.link_mb_per_s,
         cfg.host.command_overhead_us,
         cfg.flash.channel_mb_per_s,
         geo.channels,
         die_channel,
-    )
+    ))
 }
 
-/// A pristine block FTL (flash array and engine included) with the techniques the
+/// A pristine block FTL (flash array and scheduler included) with the techniques the
 /// configuration turns on (read model, second writes), not preconditioned: for tests and
 /// tools that drive the FTL directly.
 pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
     let flash = build_flash(cfg)?;
-    let engine = build_engine(cfg, &flash.geo);
+    let sched = build_scheduler(cfg, &flash);
     let plugins = techniques::ftl_plugins(cfg, &flash)?;
-    let mut ftl = Ftl::new(cfg, flash, engine, plugins)?;
+    let mut ftl = Ftl::new(cfg, flash, sched, plugins)?;
     let reads = read_model::build(cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
     ftl.set_read_model(reads);
     techniques::install(cfg, &mut ftl)?;
@@ -84,8 +87,8 @@ pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
 pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
     if cfg.host.interface == Interface::OpenChannel {
         let flash = build_flash(cfg)?;
-        let engine = build_engine(cfg, &flash.geo);
-        Ok(Box::new(OpenChannel::new(cfg, flash, engine)?))
+        let sched = build_scheduler(cfg, &flash);
+        Ok(Box::new(OpenChannel::new(cfg, flash, sched)?))
     } else {
         Ok(Box::new(build_ftl(cfg)?))
     }

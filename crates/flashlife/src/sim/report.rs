@@ -183,7 +183,7 @@ pub(super) fn report(
         second_writes: cfg.reusable.enabled.then_some(c.second),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),
-            scheduler: "reservation",
+            scheduler: drive.scheduler().name(),
             config_sha256: sha256_hex(cfg.to_toml().as_bytes()),
             trace: (cfg.workload.kind == WorkloadKind::Trace).then(|| TraceIdentity::of(&cfg.workload.trace.path)),
         },

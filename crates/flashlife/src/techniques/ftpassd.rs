@@ -5,7 +5,7 @@
 //! failure handling Algorithm 1, idle-time migration Algorithm 3.
 //!
 //! The structures are pure bookkeeping (no flash, no time) so that the Figure 10 and 11
-//! sequences can be checked step by step; `device` wires them to the flash and engine.
+//! sequences can be checked step by step; `device` wires them to the flash and the scheduler.
 //! Nothing here allocates on the common path: open block lists exist only for logical blocks
 //! that saw a failure and are not yet migrated.
 

@@ -32,6 +32,7 @@ use crate::ftl::Ftl;
 use crate::stats::Cause;
 use crate::techniques::hot_cold::{HotColdClassifier, Recency, RequestSize};
 use crate::techniques::wom::{EncodeOutcome, WomModel};
+use crate::timing::{Op, Transaction, Wait};
 
 const NONE: u32 = u32::MAX;
 
@@ -183,16 +184,27 @@ impl ReusableSsd {
     /// Read the invalid data of the pair at offset `k`, issued at `at`. Returns when it is in
     /// the controller.
     fn read_pair(&self, ftl: &mut Ftl, lane: &Lane, k: u32, at: u64) -> u64 {
-        let [(a, pa), (b, pb)] = self.halves(lane, k);
-        let mode = ftl.flash.mode(a);
+        let [(a, _), (b, _)] = self.halves(lane, k);
         ftl.flash.read(a);
         ftl.flash.read(b);
         ftl.counters.page_reads.add(Cause::SecondWrite, 2);
+        let (txs, n) = self.pair_ops(ftl, lane, k, Op::Read);
+        txs[..n].iter().map(|tx| ftl.sched.submit(tx, at)).max().unwrap_or(at)
+    }
+
+    /// The flash operations that read (or program) the pair at offset `k`: parallel layout,
+    /// one multi-plane operation (both pages over the channel, one array time); sequential,
+    /// one per page. Returns them and how many there are.
+    fn pair_ops(&self, ftl: &Ftl, lane: &Lane, k: u32, op: Op) -> ([Transaction; 2], usize) {
+        let [(a, pa), (b, pb)] = self.halves(lane, k);
+        let mode = ftl.flash.mode(a);
+        let unit = self.unit_bytes;
+        let tx =
+            |block, page, bytes| Transaction { op, die: lane.die, block, page, mode, bytes, class: Cause::SecondWrite };
         if self.sequential {
-            let t = ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pa), self.unit_bytes);
-            ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pb), self.unit_bytes).max(t)
+            ([tx(a, pa, unit), tx(b, pb, unit)], 2)
         } else {
-            ftl.engine.read(lane.die, at, ftl.flash.read_ns(mode, pa), 2 * self.unit_bytes)
+            ([tx(a, pa, 2 * unit), tx(b, pb, 2 * unit)], 1)
         }
     }
 
@@ -200,15 +212,9 @@ impl ReusableSsd {
     /// been free long enough before `ready` for the read, it ran there and the data is in RAM
     /// at `ready` (host work was never delayed); otherwise it is a demand read at `ready`.
     fn idle_read(&self, ftl: &mut Ftl, lane: &Lane, k: u32, since: u64, ready: u64) -> u64 {
-        let [(a, pa), (b, pb)] = self.halves(lane, k);
-        let mode = ftl.flash.mode(a);
-        let cost = if self.sequential {
-            ftl.flash.read_ns(mode, pa) + ftl.flash.read_ns(mode, pb) + 2 * ftl.engine.channel_ns_for(self.unit_bytes)
-        } else {
-            ftl.flash.read_ns(mode, pa) + ftl.engine.channel_ns_for(2 * self.unit_bytes)
-        };
-        let free = since.max(ftl.engine.die_free_at(lane.die)).max(ftl.engine.channel_free_at(lane.die));
-        if free + cost <= ready {
+        let [(a, _), (b, _)] = self.halves(lane, k);
+        let (txs, n) = self.pair_ops(ftl, lane, k, Op::Read);
+        if ftl.sched.fits_before(&txs[..n], since, ready, Wait::DiesAndChannels) {
             ftl.flash.read(a);
             ftl.flash.read(b);
             ftl.counters.page_reads.add(Cause::SecondWrite, 2);
@@ -399,13 +405,8 @@ impl SecondWriteTechnique for ReusableSsd {
             return Verdict::Declined(t + overhead);
         };
         let [(a, pa), (b, pb)] = self.halves(&lane, k);
-        let done = if self.sequential {
-            let t1 = ftl.engine.program(lane.die, t, self.unit_bytes, ftl.flash.program_ns(mode, pa));
-            ftl.engine.program(lane.die, t, self.unit_bytes, ftl.flash.program_ns(mode, pb)).max(t1)
-        } else {
-            // One multi-plane program: both pages over the channel, one program time.
-            ftl.engine.program(lane.die, t, 2 * self.unit_bytes, ftl.flash.program_ns(mode, pa))
-        };
+        let (txs, n) = self.pair_ops(ftl, &lane, k, Op::Program);
+        let done = txs[..n].iter().map(|tx| ftl.sched.submit(tx, t)).max().unwrap_or(t);
         ftl.map_second(lpn, a, pa, b, pb);
         let step = if self.sequential { 2 } else { 1 };
         self.lanes[l].offset = k + step;

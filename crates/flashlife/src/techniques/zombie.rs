@@ -19,7 +19,7 @@
 //! synthetic drive, 512 in the trace drive). Our GC and allocation run per plane (one pool per
 //! plane), so the element is a pool: Equation 1 is applied per plane with B = blocks per plane,
 //! and the early-switch blocks are the first ones of each plane. The ZombieNAND presets model
-//! an element as one die with one plane (our engine times dies, not planes, so nothing is lost).
+//! an element as one die with one plane (the scheduler times dies, not planes, so nothing is lost).
 
 use crate::config::Config;
 use crate::flash::{BitMode, FlashArray};

@@ -1,0 +1,123 @@
+//! Timing: *when* flash work happens.
+//!
+//! The FTL, the open-channel device and the techniques decide *what* happens (which unit goes
+//! where, which victim, which page moves) and describe each flash operation as a
+//! [`Transaction`]; a [`Scheduler`] owns the resources (host link, channel buses, dies) and
+//! decides when each transaction runs. Callers pass completion times along as dependencies
+//! ("after this read") and never add durations themselves: every duration comes from here.
+//!
+//! Schedulers (one today; a configuration key will choose once there is a second):
+//! - [`Reservation`]: each resource keeps the time it next becomes free and a transaction is
+//!   booked on its resources, in order, at the earliest time all are free. Work is served in
+//!   booking order with no reordering, which costs a few additions per operation and is what
+//!   makes whole-lifetime runs fast; it is the reference the golden results were recorded with.
+
+mod reservation;
+
+pub use reservation::{Reservation, Utilisation};
+
+use crate::flash::BitMode;
+use crate::stats::Cause;
+
+/// What a transaction does to its resources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// The die senses a page, then `bytes` cross its channel to the controller. The die stays
+    /// busy until its page register is drained.
+    Read,
+    /// `bytes` cross the channel into the die, then it programs the page.
+    Program,
+    /// The die erases a block (no data moves).
+    Erase,
+    /// A command with `bytes` of data crosses the host link (no die).
+    HostTransfer,
+}
+
+/// One flash (or host link) operation, as the FTL decided it: what, where, how much data,
+/// and on whose behalf. Small and `Copy`: built on the stack per operation, never allocated.
+#[derive(Debug, Clone, Copy)]
+pub struct Transaction {
+    pub op: Op,
+    /// The die (unused for host transfers).
+    pub die: u32,
+    /// The physical block (unused for host transfers).
+    pub block: u32,
+    /// The page within the block; with `mode`, it selects the page type's latency.
+    pub page: u32,
+    /// The block's bit mode when the operation runs.
+    pub mode: BitMode,
+    /// Bytes moved over the channel (or the host link). A multi-plane operation is one die
+    /// operation that moves the data of every plane it covers.
+    pub bytes: u64,
+    /// On whose behalf: host, GC, wear leveling, reclaim, bad-block handling, migration,
+    /// second writes. A scheduler may give classes different priorities.
+    pub class: Cause,
+}
+
+impl Transaction {
+    /// Sense `page` of `block` on `die` and move `bytes` of it to the controller.
+    #[inline]
+    pub fn read(die: u32, block: u32, page: u32, mode: BitMode, bytes: u64, class: Cause) -> Self {
+        Transaction { op: Op::Read, die, block, page, mode, bytes, class }
+    }
+
+    /// Move `bytes` into `die` and program `page` of `block`.
+    #[inline]
+    pub fn program(die: u32, block: u32, page: u32, mode: BitMode, bytes: u64, class: Cause) -> Self {
+        Transaction { op: Op::Program, die, block, page, mode, bytes, class }
+    }
+
+    /// Erase `block` on `die`.
+    #[inline]
+    pub fn erase(die: u32, block: u32, mode: BitMode, class: Cause) -> Self {
+        Transaction { op: Op::Erase, die, block, page: 0, mode, bytes: 0, class }
+    }
+
+    /// A host command carrying `bytes` over the host link.
+    #[inline]
+    pub fn host(bytes: u64) -> Self {
+        Transaction { op: Op::HostTransfer, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host }
+    }
+}
+
+/// Which resources must be free before background work planned into an idle window may
+/// start (see [`Scheduler::fits_before`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// The dies the transactions use.
+    Dies,
+    /// The dies and their channel buses.
+    DiesAndChannels,
+}
+
+/// Decides when transactions run, on the resources it owns.
+///
+/// Times are integer nanoseconds. `submit` books a transaction that may start no earlier
+/// than `after` (its inputs' completion, or the request's issue) and returns when it
+/// completes; the caller passes that on to whatever depends on it.
+#[typetag::serde(tag = "scheduler")]
+pub trait Scheduler: Send {
+    /// The name `timing.scheduler` selects this scheduler by (recorded in results).
+    fn name(&self) -> &'static str;
+
+    /// Book `tx`, which may start at `after`; returns when it completes.
+    fn submit(&mut self, tx: &Transaction, after: u64) -> u64;
+
+    /// Is timing on? Off (fast-forward, e.g. preconditioning), every transaction completes
+    /// when it may start.
+    fn timing(&self) -> bool;
+
+    /// Switch timing on or off.
+    fn set_timing(&mut self, on: bool);
+
+    /// When background work could start on `die` in the idle window `[from, until)`:
+    /// `None` if the die is busy until the window closes.
+    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64>;
+
+    /// Would `txs`, run back to back from when the `wait` resources of their dies are free
+    /// (and no earlier than `from`), all finish by `until`? Planning only: books nothing.
+    fn fits_before(&self, txs: &[Transaction], from: u64, until: u64, wait: Wait) -> bool;
+
+    /// Busy time per resource kind so far.
+    fn utilisation(&self) -> Utilisation;
+}
