@@ -13,6 +13,7 @@ mod blocks;
 mod fastdiv;
 mod gc;
 mod gc_job;
+mod host_write;
 mod maintenance;
 mod mapping;
 pub mod oracle;

@@ -5,8 +5,18 @@ use super::*;
 
 impl Ftl {
     /// Read `units` mapping units from `first`, issued at `ready`. Returns when the last
-    /// page's data has crossed its channel.
+    /// page's data has crossed its channel. Blocks the read model flags are rewritten after
+    /// the read is served: the rewrite delays later requests, not this one.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let done = self.read_units(first, units, ready);
+        if !self.reclaim_queue.is_empty() {
+            self.reclaim_pending(done);
+        }
+        done
+    }
+
+    /// The reads of a host read request, nothing else.
+    fn read_units(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         let mut done = ready;
         let mut run_page = NONE; // (block * pages + page) of the current run of units
         let mut run_units = 0u32;
@@ -42,10 +52,6 @@ impl Ftl {
         }
         if run_page != NONE {
             done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
-        }
-        if !self.reclaim_queue.is_empty() {
-            // The rewrite starts once the read is served: it delays later requests, not this one.
-            self.reclaim_pending(done);
         }
         done
     }

@@ -1,26 +1,15 @@
 //! Write allocation: which plane the next host unit goes to (strict stripe rotation over the
 //! planes, `stripe`), the active blocks of each pool's host and GC streams, and programming a
-//! page once its units are in.
+//! page once its units are in. The host write itself is in `host_write.rs`.
 
 use super::*;
 
 impl Ftl {
     /// Open a new active block for `stream` in `plane`. Host streams leave the last free
-    /// block to GC and drive GC: once free blocks fall below the low watermark, every host
-    /// block opened in the pool is paid for by cleaning until one more block is free, until
-    /// the high watermark is reached. GC work is thus interleaved with host writes rather
-    /// than done in one long burst.
+    /// blocks to GC (whose cleaning a host write asks for beforehand: `host_write.rs`).
     pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: u64) -> bool {
-        if stream == Stream::Host {
-            let p = &mut self.pools[plane as usize];
-            if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_BLOCKS) {
-                self.collect(plane, ready, target);
-                let p = &mut self.pools[plane as usize];
-                p.marks.cleaned(p.free.len());
-            }
-            if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
-                return false;
-            }
+        if stream == Stream::Host && self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
+            return false;
         }
         let (block, page) = loop {
             let Some(block) = self.pools[plane as usize].free.pop_front() else {
@@ -133,58 +122,5 @@ impl Ftl {
         if self.stripe_pos == self.stripe.len() {
             self.stripe_pos = 0;
         }
-    }
-
-    /// Write `units` mapping units from `first`, the data being in the controller at
-    /// `ready`. Returns when the last of them is safe (programmed, or buffered in an open page).
-    pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
-        let mut done = ready;
-        for lpn in first..first + units {
-            if let Some(o) = &mut self.oracle {
-                // The version being overwritten must still be where the map says: a unit
-                // lost and then overwritten would otherwise go unnoticed.
-                let slot = self.map.slot(lpn);
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-                o.check("overwrite", lpn, slot, owner);
-            }
-            self.invalidate(lpn);
-            self.counters.host_unit_writes += 1;
-            let mut ready = ready;
-            if let Some(mut t) = self.technique.take() {
-                let verdict = t.host_unit(self, lpn, units, ready);
-                self.technique = Some(t);
-                match verdict {
-                    Verdict::Taken(t) => {
-                        done = done.max(t);
-                        continue;
-                    }
-                    Verdict::Declined(r) => ready = r,
-                }
-            }
-            let mut tries = 0;
-            loop {
-                let plane = self.stripe[self.stripe_pos];
-                if !self.pools[plane as usize].exhausted {
-                    if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {
-                        if let Some(o) = &mut self.oracle {
-                            o.write(lpn, slot);
-                        }
-                        if let Some(t) = programmed {
-                            done = done.max(t);
-                            self.advance_stripe();
-                        }
-                        break;
-                    }
-                    self.pools[plane as usize].exhausted = true;
-                }
-                self.advance_stripe();
-                tries += 1;
-                if tries > self.stripe.len() {
-                    self.die("no pool has space for host data".into());
-                    return done;
-                }
-            }
-        }
-        self.settle(done).max(done)
     }
 }

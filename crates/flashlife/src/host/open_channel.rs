@@ -271,17 +271,24 @@ impl OpenChannel {
         }
     }
 
-    fn open_chunk(&mut self, pu: u32, stream: usize, ready: u64) -> bool {
-        if stream == HOST {
+    /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so
+    /// (the host FTL's GC runs at once, ahead of the write's remaining pages).
+    fn make_space_for_host(&mut self, pu: u32, ready: u64) {
+        let p = &mut self.pus[pu as usize];
+        if p.active[HOST].chunk != NONE {
+            return;
+        }
+        if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_CHUNKS) {
+            self.collect(pu, ready, target);
             let p = &mut self.pus[pu as usize];
-            if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_CHUNKS) {
-                self.collect(pu, ready, target);
-                let p = &mut self.pus[pu as usize];
-                p.marks.cleaned(p.free.len());
-            }
-            if self.pus[pu as usize].free.len() <= GC_RESERVE_CHUNKS {
-                return false;
-            }
+            p.marks.cleaned(p.free.len());
+        }
+    }
+
+    /// Open a chunk for `stream`; host streams leave the last free chunks to GC.
+    fn open_chunk(&mut self, pu: u32, stream: usize) -> bool {
+        if stream == HOST && self.pus[pu as usize].free.len() <= GC_RESERVE_CHUNKS {
+            return false;
         }
         let Some(chunk) = self.pus[pu as usize].free.pop_front() else { return false };
         self.state[chunk as usize] = ChunkState::Open;
@@ -293,7 +300,7 @@ impl OpenChannel {
     /// page is now full (the caller programs it with [`Self::flush`]).
     #[inline]
     fn place(&mut self, pu: u32, stream: usize, lpn: u32, ready: u64) -> Option<(u32, bool)> {
-        if self.pus[pu as usize].active[stream].chunk == NONE && !self.open_chunk(pu, stream, ready) {
+        if self.pus[pu as usize].active[stream].chunk == NONE && !self.open_chunk(pu, stream) {
             return None;
         }
         let a = &mut self.pus[pu as usize].active[stream];
@@ -371,6 +378,9 @@ impl OpenChannel {
         for _ in 0..n {
             self.stripe_pos = (self.stripe_pos + 1) % n;
             let pu = self.stripe[self.stripe_pos];
+            if stream == HOST {
+                self.make_space_for_host(pu, ready);
+            }
             if let Some((slot, full)) = self.place(pu, stream, lpn, ready) {
                 if let Some(o) = &mut self.oracle {
                     o.relocate(lpn, from, lpn, slot);
@@ -398,6 +408,7 @@ impl OpenChannel {
             let mut tries = 0;
             loop {
                 let pu = self.stripe[self.stripe_pos];
+                self.make_space_for_host(pu, ready);
                 if let Some((slot, full)) = self.place(pu, HOST, lpn, ready) {
                     if let Some(o) = &mut self.oracle {
                         o.write(lpn, slot);
