@@ -17,7 +17,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "ruff"
 py_dirs=()
-for d in python tests examples experiments; do [ -d "$d" ] && py_dirs+=("$d"); done
+for d in python tests examples experiments scripts; do [ -d "$d" ] && py_dirs+=("$d"); done
 python3 -m ruff check "${py_dirs[@]}"
 python3 -m ruff format --check "${py_dirs[@]}"
 
