@@ -25,6 +25,20 @@ from .progress import ProgressReport
 from .sweep import BACKENDS, DEFAULT_BACKEND
 
 
+def version_text() -> str:
+    """`flashlife --version`: the installed package's version, and the compiled core's (the
+    crate's) where it differs, e.g. a package rebuilt from a newer source than its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("flashlife")
+    except PackageNotFoundError:  # imported from a source tree, not installed
+        package = None
+    if package is None or package == __version__:
+        return f"flashlife {__version__}"
+    return f"flashlife {package} (core {__version__})"
+
+
 def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:
     """A repeatable `KEY=VALUE` option collecting configuration assignments."""
     p.add_argument(flag, dest=dest, action="append", default=[], metavar="KEY=VALUE", help=help)
@@ -319,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flashlife", description="Fast, physics-aware, trace-driven SSD simulator."
     )
-    parser.add_argument("--version", action="version", version=f"flashlife {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a simulation and write its results")
