@@ -83,7 +83,9 @@ def _mp_context() -> Any:
 #: "workload":"base"}`), contain this variable's value calls os.abort() in its worker instead
 #: of running, so that tests can check how a dying worker is reported. It is read in the
 #: parent when the worker starts (forkserver children do not see later changes to the
-#: environment); it is not part of the point's key. Never set it outside tests.
+#: environment); it is not part of the point's key. The process backend only: in a thread,
+#: abort() would end the interpreter, which is what that backend documents. Never set it
+#: outside tests.
 ABORT_HOOK = "FLASHLIFE_TEST_ABORT_POINT"
 
 
