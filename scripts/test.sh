@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Every check the project has: formatting, lints, the Rust tests and the Python tests.
-# Installs what it needs (the package with its test extras) first.
+# Installs what it needs (the package with its test and docs extras) first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "install flashlife with its test extras"
-python3 -m pip install --quiet --disable-pip-version-check '.[test]'
+step "install flashlife with its test and docs extras"
+python3 -m pip install --quiet --disable-pip-version-check '.[test,docs]'
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -17,7 +17,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "ruff"
 py_dirs=()
-for d in python tests examples experiments; do [ -d "$d" ] && py_dirs+=("$d"); done
+for d in python tests examples experiments scripts docs/conf.py; do [ -e "$d" ] && py_dirs+=("$d"); done
 python3 -m ruff check "${py_dirs[@]}"
 python3 -m ruff format --check "${py_dirs[@]}"
 

@@ -1,5 +1,7 @@
-"""Where a sweep's points run: a worker process per point on this machine, or tasks on a Dask
-cluster. A point that fails, aborts or is killed becomes that point's error, never the sweep's."""
+"""Where a sweep's points run: threads of this process (the core runs without the GIL), a
+worker process per point on this machine, or tasks on a Dask cluster. A point that fails
+becomes that point's error, never the sweep's; with processes, so does a point that aborts or
+is killed."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ import asyncio
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import wait as _wait_futures
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as _wait_ready
 from typing import Any, Protocol
@@ -25,8 +30,22 @@ class Point(Protocol):
     spec: dict[str, Any]
 
 
-def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one point (in a worker process). Errors come back as text, never as exceptions."""
+class _Stopped(BaseException):
+    """Raised by a thread's progress callback to stop its run when the sweep is interrupted
+    (a BaseException, so that `_run_point` does not take it for the point's error)."""
+
+
+def _run_point(spec: Mapping[str, Any], stop: threading.Event | None = None) -> dict[str, Any]:
+    """Run one point (in a worker process or thread). Errors come back as text, never as
+    exceptions. With `stop`, the run stops (raising _Stopped) within about 100 ms of it being
+    set: the core calls the progress callback that often, and stops when it raises."""
+    progress = None
+    if stop is not None:
+
+        def progress(fraction: float, requests: int, label: str) -> None:
+            if stop.is_set():
+                raise _Stopped
+
     try:
         r = run(
             spec["config"],
@@ -34,6 +53,7 @@ def _run_point(spec: Mapping[str, Any]) -> dict[str, Any]:
             until=spec["until"],
             seed=spec["seed"],
             overrides=spec["overrides"],
+            progress=progress,
         )
     except _core.FlashlifeError as e:
         return {"error": str(e)}
@@ -63,7 +83,9 @@ def _mp_context() -> Any:
 #: "workload":"base"}`), contain this variable's value calls os.abort() in its worker instead
 #: of running, so that tests can check how a dying worker is reported. It is read in the
 #: parent when the worker starts (forkserver children do not see later changes to the
-#: environment); it is not part of the point's key. Never set it outside tests.
+#: environment); it is not part of the point's key. The process backend only: in a thread,
+#: abort() would end the interpreter, which is what that backend documents. Never set it
+#: outside tests.
 ABORT_HOOK = "FLASHLIFE_TEST_ABORT_POINT"
 
 
@@ -168,6 +190,39 @@ def run_local(
         # result: end the workers now rather than leave them running, then re-raise.
         _stop(running)
         raise
+
+
+def run_threads(
+    pending: list[Point], max_workers: int | None, on_done: Callable[[Point, dict[str, Any]], None]
+) -> None:
+    """Run the points in threads of this process, at most `max_workers` at once.
+
+    The core releases the GIL while it runs, so the threads run in parallel; there is no
+    process to start and nothing to pickle. `on_done` is called in this (the calling) thread,
+    one point at a time, as with the process backend. A point that aborts or segfaults takes
+    the interpreter with it: that isolation is what the process backend is for.
+    """
+    workers = max_workers or _cores()
+    workers = max(1, min(workers, len(pending)))
+    stop = threading.Event()
+    queue = list(reversed(pending))  # popped from the end: grid order
+    running: dict[Future[dict[str, Any]], Point] = {}
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flashlife-sweep")
+    try:
+        while queue or running:
+            while queue and len(running) < workers:
+                p = queue.pop()
+                running[pool.submit(_run_point, p.spec, stop)] = p
+            done, _ = _wait_futures(running, return_when=FIRST_COMPLETED)
+            for fut in [f for f in running if f in done]:  # in the order they started
+                on_done(running.pop(fut), fut.result())
+    except BaseException:
+        # Ctrl-C (KeyboardInterrupt), the CLI's SIGTERM exception, or a failure while saving a
+        # result: the running runs stop at their next progress call; wait for them, re-raise.
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run_dask(

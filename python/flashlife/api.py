@@ -8,12 +8,14 @@ import json
 import math
 import operator
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
+import tomli_w
 
 from . import _core
 from .summary import Summary
@@ -51,9 +53,54 @@ def _check_key(what: str, key: str) -> None:
         )
 
 
-def _flatten(what: str, prefix: str, value: Any, out: list[str]) -> None:
-    # Iterative (an explicit stack), so that a hostile nesting depth is a ValueError rather
-    # than a RecursionError; the stack is reversed on push to keep the mapping's key order.
+def _toml_value(value: Any, key: str = "value", what: str = "overrides", depth: int = 0) -> Any:
+    """`value` as a plain value TOML can hold: numpy scalars and arrays become Python ones,
+    paths strings, tuples lists; mappings (tables, e.g. an element of `workload.mix`) keep
+    their keys.
+
+    Raises ValueError naming `what` and `key` for None (TOML has no null), a non-finite
+    number, an integer outside TOML's 64 bits or hostile nesting, and TypeError for a value of
+    another type.
+    """
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{what}: {_short(key)} is nested more than {MAX_DEPTH} arrays deep")
+    value = _plain(value)
+    if value is None:
+        raise ValueError(f"{what}: {key} is None; TOML has no null: leave the key out")
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"{what}: {key} = {value}: out of range for a TOML integer (64 bits)")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what}: {key} = {value}: not a finite number")
+        return value
+    if isinstance(value, str | os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list | tuple):
+        return [_toml_value(v, key, what, depth + 1) for v in value]
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            _check_key(what, f"{key}.{k}")
+            out[str(k)] = _toml_value(v, f"{key}.{k}", what, depth + 1)
+        return out
+    raise TypeError(
+        f"{what}: {key} = {value!r} ({type(value).__name__}): expected a string, number, boolean, "
+        "list or mapping"
+    )
+
+
+def _leaves(what: str, prefix: str, value: Any) -> list[tuple[str, Any]]:
+    """`(dotted key, TOML value)` for each leaf of a (nested or dotted-key) mapping, in order.
+
+    Iterative (an explicit stack), so that a hostile nesting depth is a ValueError rather than
+    a RecursionError; the stack is reversed on push to keep the mapping's key order. Lists
+    (of values or of tables) are leaves: they replace, never merge.
+    """
+    out: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any, int]] = [(prefix, value, 0)]
     while stack:
         key, v, depth = stack.pop()
@@ -65,58 +112,75 @@ def _flatten(what: str, prefix: str, value: Any, out: list[str]) -> None:
                 _check_key(what, k)
             stack.extend((k, sub, depth + 1) for k, sub in reversed(items))
         else:
-            out.append(f"{key}={_toml_literal(v, key, what)}")
+            out.append((key, _toml_value(v, key, what)))
+    return out
 
 
-def _toml_string(s: str) -> str:
-    # JSON string escapes are TOML basic-string escapes; ensure_ascii=False because TOML refuses
-    # the surrogate pairs JSON uses for characters outside the BMP, and DEL, which JSON leaves
-    # raw, must be escaped in TOML.
-    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+#: Keys of which a configuration states one: setting either drops the other (as the core does
+#: when a layer states one of them).
+_EXCLUSIVE = {
+    "capacity.overprovisioning": "capacity.reserve",
+    "capacity.reserve": "capacity.overprovisioning",
+}
 
 
-def _toml_literal(value: Any, key: str = "value", what: str = "overrides", depth: int = 0) -> str:
-    """`value` as a TOML literal (string, number, boolean, array, inline table).
+def _assign(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Set dotted `key` in the nested `doc` as the core's `key=value` assignment would: tables
+    on the way are made (a value in the way is replaced), the value replaces what was there."""
+    *path, last = key.split(".")
+    table = doc
+    for part in path:
+        sub = table.get(part)
+        if not isinstance(sub, dict):
+            sub = table[part] = {}
+        table = sub
+    table[last] = value
+    other = _EXCLUSIVE.get(key)
+    if other is not None:
+        cap = doc.get("capacity")
+        if isinstance(cap, dict):
+            cap.pop(other.split(".")[1], None)
 
-    Raises ValueError naming `what` and `key` for None (TOML has no null), a non-finite number
-    or hostile nesting, and TypeError for a value of another type.
+
+def _toml_document(doc: Mapping[str, Any]) -> str:
+    """A nested mapping of TOML values as a TOML document, written by tomli-w (a real TOML
+    writer: tables, arrays of tables and strings of any content come out as TOML reads them)."""
+    return tomli_w.dumps(doc)
+
+
+def _inline(value: Any) -> str:
+    """A TOML value on one line: scalars as tomli-w writes them, arrays and tables inline."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = (k if _BARE_KEY.fullmatch(k) else _inline(k) for k in value)
+        return "{" + ", ".join(f"{k} = {_inline(v)}" for k, v in zip(keys, value.values(), strict=True)) + "}"
+    text = _toml_document({"v": value})
+    return text[len("v = ") :].rstrip("\n")
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_literal(value: Any, key: str = "value", what: str = "overrides") -> str:
+    """`value` as a TOML literal on one line, for a `key=value` assignment (the command line's
+    `--set`, `trace_stats` overrides): scalars written by tomli-w, arrays and tables inline;
+    read back to check that it stands for `value` exactly.
+
+    Raises as `_toml_value` does.
     """
-    if depth > MAX_DEPTH:
-        raise ValueError(f"{what}: {_short(key)} is nested more than {MAX_DEPTH} arrays deep")
-    value = _plain(value)
-    if value is None:
-        raise ValueError(f"{what}: {key} is None; TOML has no null: leave the key out")
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{what}: {key} = {value}: not a finite number")
-        return json.dumps(value)
-    if isinstance(value, str | os.PathLike):
-        return _toml_string(os.fspath(value))
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_literal(v, key, what, depth + 1) for v in value) + "]"
-    if isinstance(value, Mapping):
-        # An inline table (an element of an array of tables such as workload.mix).
-        parts = []
-        for k, v in value.items():
-            _check_key(what, f"{key}.{k}")
-            parts.append(f"{_toml_string(str(k))} = {_toml_literal(v, f'{key}.{k}', what, depth + 1)}")
-        return "{" + ", ".join(parts) + "}"
-    raise TypeError(
-        f"{what}: {key} = {value!r} ({type(value).__name__}): expected a string, number, boolean, "
-        "list or mapping"
-    )
+    value = _toml_value(value, key, what)
+    literal = _inline(value)
+    if tomllib.loads(f"v = {literal}")["v"] != value:  # a bug, never an input error
+        raise RuntimeError(f"{what}: {key}: the TOML written for {value!r} does not read back")
+    return literal
 
 
 def overrides_from(mapping: Mapping[str, Any] | None, prefix: str = "", what: str = "overrides") -> list[str]:
     """`key=value` overrides from a (nested or dotted-key) mapping; `what` names it in errors."""
-    out: list[str] = []
-    if mapping:
-        _flatten(what, prefix, mapping, out)
-    return out
+    if not mapping:
+        return []
+    return [f"{key}={_toml_literal(v, key, what)}" for key, v in _leaves(what, prefix, mapping)]
 
 
 def _seed(seed: Any) -> int:
@@ -155,10 +219,12 @@ def _override_strings(overrides: Sequence[str]) -> list[str]:
 
 
 class _Layers(TypedDict):
-    """A configuration as the core builds it: a preset, TOML files in order, then overrides."""
+    """A configuration as the core builds it: a preset, TOML files in order, a TOML document
+    (the arguments given as dicts, until and seed), then `key=value` overrides."""
 
     preset: str | None
     files: list[str]
+    toml_text: str | None
     overrides: list[str]
 
 
@@ -169,12 +235,19 @@ def _layers(
     seed: int | None,
     overrides: Mapping[str, Any] | Sequence[str] | None,
 ) -> _Layers:
-    """The layers `run` and `resolve_config` give the core for their arguments (checked here)."""
+    """The layers `run` and `resolve_config` give the core for their arguments (checked here).
+
+    Everything given as values (a config dict, a workload dict or trace path, until, seed, an
+    overrides dict) becomes one TOML document, written by tomli-w, in which each key is set in
+    the order given as the core's `key=value` would set it (a later key wins; a list, e.g. of
+    tables, replaces the list before it). `key=value` strings stay strings, read after it.
+    """
     preset: str | None = None
     files: list[str] = []
+    leaves: list[tuple[str, Any]] = []
     sets: list[str] = []
     if isinstance(config, Mapping):
-        sets += overrides_from(config, what="config")
+        leaves += _leaves("config", "", config)
     elif config is not None:
         text = os.fspath(config)
         if text.endswith(".toml") or os.path.sep in text or os.path.exists(text):
@@ -182,25 +255,29 @@ def _layers(
         else:
             preset = text
     if isinstance(workload, Mapping):
-        sets += overrides_from(workload, "workload", what="workload")
+        leaves += _leaves("workload", "workload", workload)
     elif workload is not None:
         # Absolute: the resolved configuration (and a checkpoint of the run) must name the same
         # file when used from another directory.
         path = os.path.abspath(os.fspath(workload))
-        sets += ['workload.kind="trace"', f"workload.trace.path={_toml_string(path)}"]
+        leaves += [("workload.kind", "trace"), ("workload.trace.path", path)]
     if until is not None:
-        sets.append(f"run.until={_toml_literal(until, 'until', 'until')}")
+        leaves.append(("run.until", _toml_value(until, "until", "until")))
     if seed is not None:
-        sets.append(f"seed={_seed(seed)}")
+        leaves.append(("seed", _seed(seed)))
     if isinstance(overrides, str | bytes):
         raise TypeError(
             f"overrides takes a mapping or a list of 'key=value' strings, not a {type(overrides).__name__}"
         )
     if isinstance(overrides, Mapping):
-        sets += overrides_from(overrides)
+        leaves += _leaves("overrides", "", overrides)
     elif overrides:
         sets += _override_strings(overrides)
-    return {"preset": preset, "files": files, "overrides": sets}
+    doc: dict[str, Any] = {}
+    for key, value in leaves:
+        _assign(doc, key, value)
+    toml_text = _toml_document(doc) if doc else None
+    return {"preset": preset, "files": files, "toml_text": toml_text, "overrides": sets}
 
 
 @dataclass
@@ -306,6 +383,7 @@ def _run_layers(
     raw = _core.run(
         preset=layers["preset"],
         files=layers["files"],
+        toml_text=layers["toml_text"],
         overrides=layers["overrides"],
         out_dir=None if out_dir is None else os.fspath(out_dir),
         overwrite=bool(overwrite),
@@ -351,7 +429,12 @@ def resolve_config(
 
 def _config_toml(layers: _Layers) -> str:
     """The resolved configuration of `layers` as the core writes it (`flashlife config` prints it)."""
-    return _core.resolve_config(preset=layers["preset"], files=layers["files"], overrides=layers["overrides"])
+    return _core.resolve_config(
+        preset=layers["preset"],
+        files=layers["files"],
+        toml_text=layers["toml_text"],
+        overrides=layers["overrides"],
+    )
 
 
 def presets() -> dict[str, str]:

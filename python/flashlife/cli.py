@@ -22,6 +22,21 @@ from typing import Any
 from . import FlashlifeError, __version__, presets, resume, trace_stats
 from .api import _config_toml, _Layers, _layers, _run_layers, _toml_literal
 from .progress import ProgressReport
+from .sweep import BACKENDS, DEFAULT_BACKEND
+
+
+def version_text() -> str:
+    """`flashlife --version`: the installed package's version, and the compiled core's (the
+    crate's) where it differs, e.g. a package rebuilt from a newer source than its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("flashlife")
+    except PackageNotFoundError:  # imported from a source tree, not installed
+        package = None
+    if package is None or package == __version__:
+        return f"flashlife {__version__}"
+    return f"flashlife {package} (core {__version__})"
 
 
 def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:
@@ -318,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flashlife", description="Fast, physics-aware, trace-driven SSD simulator."
     )
-    parser.add_argument("--version", action="version", version=f"flashlife {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a simulation and write its results")
@@ -364,9 +379,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sweep", help="run a grid of configurations (GRID.toml) and collect the results")
     p.add_argument("grid", help="grid file: base, until, seeds, [grid], [workloads.NAME], [set]")
     p.add_argument("--out", required=True, help="results folder: points/*.json as runs end, results.csv")
-    p.add_argument("--backend", choices=["local", "dask"], default="local", help="where the runs go")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=DEFAULT_BACKEND,
+        help="where the runs go: thread (threads of this process), process (a worker process per "
+        "run: a run that crashes fails its point only; 'local' is its old name) or dask; "
+        "default: %(default)s",
+    )
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
-    p.add_argument("--max-workers", type=int, help="local processes (default: one per core)")
+    p.add_argument("--max-workers", type=int, help="threads or processes at once (default: one per core)")
     p.add_argument("--until", help="override the grid file's stop condition")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_sweep)

@@ -1,4 +1,4 @@
-"""Parameter sweeps: a grid of runs on a local process pool or a Dask cluster, as one DataFrame.
+"""Parameter sweeps: a grid of runs in threads, worker processes or on a Dask cluster, as one DataFrame.
 
 A sweep is the cartesian product of a grid of dotted configuration keys, a set of named
 workloads and a list of seeds, each point run from the same base configuration. With a
@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from ._runners import run_dask, run_local
+from ._runners import run_dask, run_local, run_threads
 from ._traces import TraceHashes, changed_traces, trace_path
 from ._util import canonical, write_atomic
 from .api import MAX_DEPTH, ConfigLike, _plain, _seed, resolve_config
@@ -52,6 +52,12 @@ class PointsFailedWarning(RuntimeWarning):
 WALL_FIELDS = ("run.wall_seconds", "run.page_ops_per_second", "run.peak_rss_bytes")
 
 _RESERVED = ("workload", "seed")
+
+#: Where `sweep` runs its points; "local" is the process backend's earlier name.
+BACKENDS = ("thread", "process", "local", "dask")
+#: The backend `sweep` uses when none is named: the faster of threads and processes on a
+#: small sweep (docs/performance.md, "Sweeps: threads or processes", scripts/bench_sweep.py).
+DEFAULT_BACKEND = "thread"
 
 
 def _flatten_keys(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -241,7 +247,7 @@ def sweep(
     seeds: Iterable[int] = (1,),
     until: str | None = None,
     *,
-    backend: str = "local",
+    backend: str = DEFAULT_BACKEND,
     client: Any = None,
     scheduler: str | None = None,
     max_workers: int | None = None,
@@ -257,8 +263,10 @@ def sweep(
     `{"capacity.overprovisioning": [0.07, 0.28], "gc.victim": ["greedy", "fifo"]}`);
     workloads: optional name -> workload (a dict of `workload.*` keys or a trace path);
     seeds: master seeds, each point runs once per seed; until: the stop condition of every run;
-    backend: "local" (a process pool of `max_workers`, default one per core) or "dask"
-    (`client=` a `dask.distributed.Client`, or `scheduler=` the address of one);
+    backend: "thread" (the default: `max_workers` threads of this process, default one per
+    core; the core runs without the GIL), "process" (a worker process per point, at most
+    `max_workers` at once; "local" is its earlier name) or "dask" (`client=` a
+    `dask.distributed.Client`, or `scheduler=` the address of one);
     results_dir: stream each point's result to `DIR/points/KEY.json` as it ends, reuse the
     points already there, and write `DIR/results.csv` (and `results.parquet` with pyarrow);
     progress: a tqdm bar on a terminal (True), never (False) or always ("always");
@@ -268,10 +276,13 @@ def sweep(
     done; "raise" raises FlashlifeError naming the first failed point (in grid order) once
     the other points are done.
 
-    Every point runs in a worker process of its own (also with `max_workers=1`): a run error,
-    or a worker that dies (an abort, a segfault, the out-of-memory killer), fails that point
-    only, with the message (`worker died with signal SIGABRT (exit -6)`). Ctrl-C ends the
-    running workers and raises KeyboardInterrupt; the points already done stay saved.
+    A run error fails its point only, on every backend. With backend="process" every point
+    runs in a worker process of its own (also with `max_workers=1`), so that a worker that dies
+    (an abort, a segfault, the out-of-memory killer) fails that point only too, with the
+    message (`worker died with signal SIGABRT (exit -6)`); in a thread it would end the
+    interpreter. The backends give the same rows, apart from the WALL_FIELDS. Ctrl-C stops the
+    running runs (threads within about 100 ms, worker processes at once) and raises
+    KeyboardInterrupt; the points already done stay saved.
 
     Returns a DataFrame with a `point` column (the point's key), one column per grid key, then
     `workload` ("base" when no workloads were given) and `seed`, then the run's summary
@@ -298,8 +309,8 @@ def sweep(
     seeds = [_seed(s) for s in seeds]
     if not seeds:
         raise ValueError("sweep: seeds is empty")
-    if backend not in ("local", "dask"):
-        raise ValueError(f"sweep: backend must be 'local' or 'dask', not {backend!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"sweep: backend must be one of {', '.join(map(repr, BACKENDS))}, not {backend!r}")
     if on_error not in ("record", "raise"):
         raise ValueError(f"sweep: on_error must be 'record' or 'raise', not {on_error!r}")
     base_config = _resolve_base(base)
@@ -381,7 +392,9 @@ def sweep(
 
     try:
         if pending:
-            if backend == "local":
+            if backend == "thread":
+                run_threads(pending, max_workers, on_done)
+            elif backend in ("process", "local"):
                 run_local(pending, max_workers, on_done)
             else:
                 run_dask(pending, client, scheduler, on_done)

@@ -107,3 +107,30 @@ def test_a_closed_pipe_ends_quietly():
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141, err
     assert err == "", err
+
+
+def test_version_is_the_packages() -> None:
+    import tomllib
+    from importlib.metadata import version
+
+    r = flashlife("--version")
+    assert r.returncode == 0, r.stderr
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    assert version("flashlife") == project["version"]
+    assert r.stdout == f"flashlife {project['version']}\n"
+
+
+def test_version_names_the_core_when_it_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from flashlife import __version__ as core
+    from flashlife.cli import version_text
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "9.9.9")
+    assert version_text() == f"flashlife 9.9.9 (core {core})"
+
+    def missing(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert version_text() == f"flashlife {core}"

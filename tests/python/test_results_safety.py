@@ -225,7 +225,7 @@ def test_a_sweep_point_that_aborts_is_recorded_and_the_sweep_goes_on(tmp_path: P
     env = {**os.environ, "FLASHLIFE_TEST_ABORT_POINT": '"fifo"'}  # the fifo point calls abort()
     out = tmp_path / "o"
     p = subprocess.run(
-        cli("sweep", str(grid), "--out", str(out), "--no-progress"),
+        cli("sweep", str(grid), "--out", str(out), "--no-progress", "--backend", "process"),
         capture_output=True,
         text=True,
         timeout=300,

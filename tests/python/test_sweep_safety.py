@@ -155,7 +155,9 @@ def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
     monkeypatch.setenv(runners.ABORT_HOOK, '"fifo"')
     out = tmp_path / "out"
     with pytest.warns(sweep_mod.PointsFailedWarning, match=r"1 of 3 points failed .*SIGABRT"):
-        df = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
+        df = flashlife.sweep(
+            "tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers, backend="process"
+        )
     assert list(df["gc.victim"]) == ["greedy", "fifo", "cost_benefit"]
     assert list(df.columns[:5]) == ["point", "gc.victim", "workload", "seed", "error"]
     bad = df.iloc[1]
@@ -171,29 +173,35 @@ def test_aborting_worker_fails_only_its_point(tmp_path, monkeypatch, workers):
     assert pd.read_csv(out / "results.csv")["error"].iloc[1] == bad["error"]
     # A rerun runs the failed point again (only it); a success removes the error file.
     monkeypatch.delenv(runners.ABORT_HOOK)
-    again = flashlife.sweep("tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers)
+    again = flashlife.sweep(
+        "tiny", FAIL_GRID, until=QUICK, results_dir=out, max_workers=workers, backend="process"
+    )
     assert again.attrs["ran"] == [bad["point"]] and again.attrs["failed"] == []
     assert "error" not in again.columns and again["host.write_requests"].iloc[1] == 2000
     assert not (out / "points" / f"{bad['point']}.error.json").exists()
 
 
-def test_run_error_is_recorded_and_on_error_raise(tmp_path):
+@pytest.mark.parametrize("backend", ["thread", "process"])
+def test_run_error_is_recorded_and_on_error_raise(tmp_path, backend):
     # Validates, but the drive cannot be built with a 1 TiB request size.
     grid = {"workload.request_size": [4096, 1 << 40]}
     with pytest.warns(RuntimeWarning, match="1 of 2 points failed"):
-        df = flashlife.sweep("tiny", grid, until="requests:100", max_workers=1, results_dir=tmp_path)
+        df = flashlife.sweep(
+            "tiny", grid, until="requests:100", max_workers=1, results_dir=tmp_path, backend=backend
+        )
     assert pd.isna(df["error"].iloc[0]) and "request_size" in df["error"].iloc[1]
     assert df.attrs["failed"] == [df["point"].iloc[1]]
     with pytest.raises(
         flashlife.FlashlifeError, match=r"sweep point \{'workload.request_size': 1099511627776"
     ):
-        flashlife.sweep("tiny", grid, until="requests:100", max_workers=2, on_error="raise")
+        flashlife.sweep("tiny", grid, until="requests:100", max_workers=2, on_error="raise", backend=backend)
     with pytest.raises(ValueError, match="on_error must be 'record' or 'raise'"):
         flashlife.sweep("tiny", grid, until="requests:100", on_error="ignore")
 
 
+@pytest.mark.parametrize("backend", ["thread", "process"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_trace_failing_mid_file_is_recorded(tmp_path, workers):
+def test_trace_failing_mid_file_is_recorded(tmp_path, workers, backend):
     good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
     _write_trace(good, lines=50)
     _write_trace(bad, lines=50)
@@ -201,7 +209,11 @@ def test_trace_failing_mid_file_is_recorded(tmp_path, workers):
         f.write(f"{TS + 10_000},h,0,Write,abc,4096,1\n")
     with pytest.warns(RuntimeWarning, match="1 of 2 points failed"):
         df = flashlife.sweep(
-            "tiny", workloads={"good": str(good), "bad": str(bad)}, until="end", max_workers=workers
+            "tiny",
+            workloads={"good": str(good), "bad": str(bad)},
+            until="end",
+            max_workers=workers,
+            backend=backend,
         )
     assert list(df["workload"]) == ["good", "bad"]
     assert df["host.write_requests"].iloc[0] == 50
@@ -224,7 +236,12 @@ def test_ctrl_c_ends_the_workers_promptly(monkeypatch):
     t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         flashlife.sweep(
-            "tiny", {"gc.victim": ["greedy", "fifo"]}, until="writes:50dw", overrides=long, max_workers=2
+            "tiny",
+            {"gc.victim": ["greedy", "fifo"]},
+            until="writes:50dw",
+            overrides=long,
+            max_workers=2,
+            backend="process",
         )
     assert time.perf_counter() - t0 < 10
     assert [p for p in multiprocessing.active_children() if p.name.startswith("flashlife-sweep-")] == []
@@ -254,26 +271,125 @@ def test_death_messages():
     assert runners._death(3) == "worker exited with exit code 3 without a result"
 
 
-def test_trace_changed_while_the_point_ran_is_not_saved(tmp_path, monkeypatch):
-    distributed = pytest.importorskip("dask.distributed")
+@pytest.mark.parametrize("backend", ["dask", "thread"])
+def test_trace_changed_while_the_point_ran_is_not_saved(tmp_path, monkeypatch, backend):
     trace, out = tmp_path / "t.csv", tmp_path / "out"
     _write_trace(trace, lines=100)
     real = runners._run_point
 
-    def rewriting(spec):
+    def rewriting(spec, *args):
         _write_trace(trace, reads=10, lines=100)  # someone rewrites the trace mid-sweep
-        return real(spec)
+        return real(spec, *args)
 
+    # In-process Dask workers (processes=False) and threads see the patched function.
     monkeypatch.setattr(runners, "_run_point", rewriting)
-    with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
+    kwargs = dict(workloads={"t": str(trace)}, until="end", backend=backend, results_dir=out)
+    if backend == "dask":
+        distributed = pytest.importorskip("dask.distributed")
+        with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as client:
+            with pytest.warns(sweep_mod.PointsFailedWarning, match="changed"):
+                df = flashlife.sweep("tiny", client=client, **kwargs)
+    else:
         with pytest.warns(sweep_mod.PointsFailedWarning, match="changed"):
-            df = flashlife.sweep(
-                "tiny",
-                workloads={"t": str(trace)},
-                until="end",
-                backend="dask",
-                client=client,
-                results_dir=out,
-            )
+            df = flashlife.sweep("tiny", **kwargs)
     assert f"trace {trace} changed" in df["error"].iloc[0]
     assert not list((out / "points").glob("*[0-9a-f].json"))
+
+
+# -- the thread backend -----------------------------------------------------------------------
+
+
+def test_thread_and_process_backends_give_the_same_results(tmp_path):
+    kwargs = dict(
+        workloads={"rand": {"read_ratio": 0.3}, "hot": {"working_set": 0.25}},
+        seeds=[1, 2],
+        until="writes:0.5dw",
+        max_workers=2,
+    )
+    grid = {"capacity.overprovisioning": [0.07, 0.28], "gc.victim": ["greedy", "fifo"]}
+    dfs = {}
+    for backend in ("thread", "process"):
+        dfs[backend] = flashlife.sweep(
+            "tiny", grid, backend=backend, results_dir=tmp_path / backend, **kwargs
+        )
+        assert len(dfs[backend].attrs["ran"]) == 16
+    wall = [c for c in sweep_mod.WALL_FIELDS if c in dfs["thread"].columns]
+    assert wall  # the comparison below leaves out only these
+    pd.testing.assert_frame_equal(dfs["thread"].drop(columns=wall), dfs["process"].drop(columns=wall))
+    # The results folders hold the same points, with byte-identical time series.
+    names = sorted(p.name for p in (tmp_path / "thread" / "points").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "process" / "points").iterdir())
+    for name in (n for n in names if n.endswith(".timeseries.csv")):
+        thread_ts = (tmp_path / "thread" / "points" / name).read_bytes()
+        assert thread_ts == (tmp_path / "process" / "points" / name).read_bytes(), name
+    # A folder written by one backend is reused whole by the other.
+    again = flashlife.sweep("tiny", grid, backend="process", results_dir=tmp_path / "thread", **kwargs)
+    assert again.attrs["ran"] == [] and len(again.attrs["reused"]) == 16
+
+
+def test_backend_names():
+    assert sweep_mod.DEFAULT_BACKEND in ("thread", "process")
+    df = flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:100", backend="local")
+    assert df["host.write_requests"].iloc[0] == 100
+    with pytest.raises(ValueError, match="backend must be one of 'thread', 'process', 'local', 'dask'"):
+        flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:100", backend="threads")
+
+
+LONG = {"geometry.blocks_per_plane": 1024, "geometry.pages_per_block": 64}
+
+
+def test_ctrl_c_stops_the_threads_promptly(monkeypatch, tmp_path):
+    import threading
+    import time
+
+    real_wait = runners._wait_futures
+
+    def interrupted_wait(futures, timeout=None, return_when=None):
+        done, _ = real_wait(futures, timeout=0.5, return_when=return_when)
+        if done:  # the quick first point: saved as usual
+            return done, set(futures) - done
+        raise KeyboardInterrupt  # as if Ctrl-C came while the long runs go on
+
+    monkeypatch.setattr(runners, "_wait_futures", interrupted_wait)
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        flashlife.sweep(
+            "tiny",
+            {"run.until": ["requests:100", "writes:50dw", "writes:60dw"]},
+            overrides=LONG,
+            max_workers=2,
+            backend="thread",
+            results_dir=tmp_path,
+        )
+    assert time.perf_counter() - t0 < 10
+    assert [t for t in threading.enumerate() if t.name.startswith("flashlife-sweep")] == []
+    # The point done before Ctrl-C stays saved; the others were not written.
+    assert len(list((tmp_path / "points").glob("*[0-9a-f].json"))) == 1
+
+
+def test_sigint_stops_a_thread_sweep(tmp_path):
+    """A real Ctrl-C (SIGINT to the process) while the main thread waits for its threads."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import flashlife\n"
+        f"flashlife.sweep('tiny', {{'run.until': ['requests:100', 'writes:50dw', 'writes:60dw']}}, "
+        f"overrides={LONG!r}, max_workers=2, backend='thread', results_dir={str(tmp_path / 'out')!r})\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True)
+    points = tmp_path / "out" / "points"
+    deadline = time.monotonic() + 60
+    while not list(points.glob("*[0-9a-f].json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert proc.poll() is None, proc.stderr.read()  # the long points still run
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    assert len(list(points.glob("*[0-9a-f].json"))) == 1
