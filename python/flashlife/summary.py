@@ -8,7 +8,8 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `second_writes`, `run.warnings`) are absent rather than null.
+sections (`open_channel`, `techniques` and each technique's section in it, `run.warnings`) are
+absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
 TypedDict cannot see `NotRequired` inside string annotations, and `__optional_keys__` would be
@@ -39,8 +40,10 @@ __all__ = [
     "Provenance",
     "Reliability",
     "RunInfo",
+    "Salvage",
     "SecondWrites",
     "Summary",
+    "Techniques",
     "Throughput",
     "TraceIdentity",
     "flatten_summary",
@@ -168,7 +171,7 @@ class Lifetime(TypedDict):
 
 
 class BadPageTableStats(TypedDict):
-    """`failures.bad_page_table` (techniques/bpht.rs `BphtStats`)."""
+    """`techniques.salvage.bad_page_table` (techniques/bpht.rs `BphtStats`)."""
 
     entries: int
     peak_entries: int
@@ -193,11 +196,6 @@ class Failures(TypedDict):
     worn_out_blocks: int
     bad_blocks: int
     bad_block_ratio: float
-    salvaged_blocks: int
-    skip_retries: int
-    rehomed_units: int
-    bad_page_table: BadPageTableStats
-    bad_page_table_peak_memory_bytes: int
 
 
 class Integrity(TypedDict):
@@ -286,8 +284,23 @@ class OpenChannel(TypedDict):
     host_page_map_bytes: int
 
 
+class Salvage(TypedDict):
+    """`techniques.salvage`, present when program failures are salvaged
+    (`failures.on_program_failure = "skip_page"`; techniques/bpht.rs `SalvageSummary`)."""
+
+    #: Blocks in service with bad pages.
+    salvaged_blocks: int
+    #: Failed writes retried at the next good page of the same block.
+    skip_retries: int
+    #: Units of failed pages whose block had no good page left, placed in another block.
+    rehomed_units: int
+    bad_page_table: BadPageTableStats
+    bad_page_table_peak_memory_bytes: int
+
+
 class SecondWrites(TypedDict):
-    """`second_writes`, present when Reusable SSD is on (stats/counters.rs `SecondWriteCounters`)."""
+    """`techniques.reusable`, present when Reusable SSD is on (ftl/second_write.rs
+    `SecondWriteCounters`)."""
 
     units: int
     hot_first_writes: int
@@ -343,6 +356,14 @@ class Provenance(TypedDict):
     trace: NotRequired[TraceIdentity]
 
 
+class Techniques(TypedDict, total=False):
+    """`techniques`: each technique's own section, present when the technique is on
+    (techniques/mod.rs `summaries`); absent altogether when none has one."""
+
+    reusable: SecondWrites
+    salvage: Salvage
+
+
 class Summary(TypedDict):
     """A run's summary: the schema of `summary.json` (summary.rs `Summary`)."""
 
@@ -359,7 +380,7 @@ class Summary(TypedDict):
     integrity: Integrity
     run: RunInfo
     open_channel: NotRequired[OpenChannel]
-    second_writes: NotRequired[SecondWrites]
+    techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance
 

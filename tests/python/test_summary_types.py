@@ -32,7 +32,7 @@ def block_run() -> flashlife.Result:
 def test_a_block_run_matches_the_summary_type(block_run: flashlife.Result) -> None:
     assert shape_errors(block_run.summary) == []
     # The optional sections are absent, not null, for a block drive without Reusable SSD.
-    assert "open_channel" not in block_run.summary and "second_writes" not in block_run.summary
+    assert "open_channel" not in block_run.summary and "techniques" not in block_run.summary
     assert isinstance(block_run.summary["write_amplification"], float)
 
 
@@ -55,7 +55,21 @@ def test_an_ocssd_run_has_no_memory_report() -> None:
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:
     r = flashlife.run("reusable-small", until="writes:0.5dw")
     assert shape_errors(r.summary) == []
-    assert "second_writes" in r.summary
+    assert r.summary["techniques"]["reusable"]["units"] > 0
+    assert "salvage" not in r.summary["techniques"]
+
+
+def test_a_salvage_run_matches_the_summary_type() -> None:
+    r = flashlife.run(
+        "tiny",
+        until="writes:1dw",
+        overrides={
+            "failures.on_program_failure": "skip_page",
+            "failures.program_fail_at": [[3, 4], [7, 0]],
+        },
+    )
+    assert shape_errors(r.summary) == []
+    assert r.summary["techniques"]["salvage"]["bad_page_table"]["peak_entries"] >= 1
 
 
 def test_undefined_ratios_are_none_and_match_the_summary_type() -> None:

@@ -11,6 +11,7 @@
 
 use std::time::Instant;
 
+use flashlife::techniques::bpht::SalvageSummary;
 use flashlife::{ConfigBuilder, Simulator};
 
 fn main() -> flashlife::Result<()> {
@@ -53,13 +54,14 @@ fn main() -> flashlife::Result<()> {
         s.run.peak_rss_bytes as f64 / (1u64 << 20) as f64,
         s.run.peak_rss_bytes as f64 / pages as f64
     );
+    let t: SalvageSummary = s.technique("salvage").unwrap_or_default();
     println!(
         "failures: {} bad pages in {} blocks, table peak {} entries ({} bytes), {} lookups, WA {:.3}",
         s.failures.bad_pages,
         s.failures.bad_blocks,
-        s.failures.bad_page_table.peak_entries,
-        s.failures.bad_page_table_peak_memory_bytes,
-        s.failures.bad_page_table.lookups,
+        t.bad_page_table.peak_entries,
+        t.bad_page_table_peak_memory_bytes,
+        t.bad_page_table.lookups,
         s.write_amplification
     );
     println!("{}", s.to_text());

@@ -48,7 +48,7 @@ fn run() -> flashlife::Result<()> {
         "gc_programs": f.page_programs_by_cause.get(Cause::Gc),
         "second_programs": f.page_programs_by_cause.get(Cause::SecondWrite),
         "second_reads": f.page_reads_by_cause.get(Cause::SecondWrite),
-        "second_writes": s.second_writes,
+        "second_writes": s.techniques.get("reusable"),
         "simulated_s": s.run.simulated_ns as f64 * 1e-9,
         "dead": s.lifetime.death_reason,
         "drive_writes": s.lifetime.drive_writes,

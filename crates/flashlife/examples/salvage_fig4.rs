@@ -16,6 +16,7 @@
 
 use flashlife::flash::page_errors::{expected_bad_block_ratio, PAPER_RBERS};
 use flashlife::stats::summary::Summary;
+use flashlife::techniques::bpht::SalvageSummary;
 use flashlife::{ConfigBuilder, Result, Simulator};
 
 struct Args {
@@ -116,6 +117,7 @@ fn main() -> Result<()> {
                     ],
                 )?;
                 let f = &s.failures;
+                let t: SalvageSummary = s.technique("salvage").unwrap_or_default();
                 let expect =
                     expected_bad_block_ratio(rber, page_bits, cfg.failures.sigma, cfg.geometry.pages_per_block);
                 csv.push(format!(
@@ -131,9 +133,9 @@ fn main() -> Result<()> {
                     s.throughput.mb_per_s,
                     s.write_amplification,
                     s.gc.mean_valid_per_victim,
-                    f.bad_page_table.peak_entries,
-                    f.bad_page_table_peak_memory_bytes,
-                    f.bad_page_table.lookups,
+                    t.bad_page_table.peak_entries,
+                    t.bad_page_table_peak_memory_bytes,
+                    t.bad_page_table.lookups,
                     s.integrity.out_of_order_programs,
                     s.run.wall_seconds
                 ));
@@ -141,7 +143,7 @@ fn main() -> Result<()> {
                     eprintln!(
                         "--- {policy}\n{}{}",
                         s.to_text(),
-                        serde_json::to_string(&s.failures).unwrap_or_default()
+                        serde_json::to_string(&(&s.failures, &s.techniques)).unwrap_or_default()
                     );
                     eprintln!("{}", serde_json::to_string(&s.flash).unwrap_or_default());
                 }
@@ -168,7 +170,7 @@ fn main() -> Result<()> {
                 b.gc.mean_valid_per_victim,
                 s.gc.mean_valid_per_victim,
                 b.failures.retired_blocks,
-                s.failures.bad_page_table.peak_entries,
+                s.technique::<SalvageSummary>("salvage").unwrap_or_default().bad_page_table.peak_entries,
                 rows[0].1 * 100.0
             );
         }

@@ -7,6 +7,7 @@ mod common;
 
 use std::path::Path;
 
+use flashlife::ftl::second_write::SecondWriteCounters;
 use flashlife::sim::RunOutput;
 use flashlife::{checkpoint, Config, ConfigBuilder, Simulator};
 
@@ -139,7 +140,10 @@ fn reusable_ssd_second_writes() {
         &["geometry.blocks_per_plane=256", "run.until=requests:60000", "ftl.integrity_oracle=true"],
     );
     let out = check_resume(cfg, &[37_000], "reusable");
-    assert!(out.summary.second_writes.is_some_and(|s| s.units > 0), "no second writes happened");
+    assert!(
+        out.summary.technique::<SecondWriteCounters>("reusable").is_some_and(|s| s.units > 0),
+        "no second writes happened"
+    );
 }
 
 #[test]
@@ -158,7 +162,10 @@ fn reusable_ssd_with_recency_classification_and_the_first_write_reserve() {
         ],
     );
     let out = check_resume(cfg, &[21_000, 44_000], "reusable-recency");
-    assert!(out.summary.second_writes.is_some_and(|s| s.units > 0), "no second writes happened");
+    assert!(
+        out.summary.technique::<SecondWriteCounters>("reusable").is_some_and(|s| s.units > 0),
+        "no second writes happened"
+    );
 }
 
 #[test]

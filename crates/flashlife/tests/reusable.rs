@@ -3,6 +3,7 @@
 
 mod common;
 
+use flashlife::ftl::second_write::SecondWriteCounters;
 use flashlife::ftl::Layout;
 use flashlife::workload::Workload;
 use flashlife::{Config, ConfigBuilder, RunOutput, Simulator};
@@ -57,7 +58,7 @@ fn best_case_writes_half_a_block_more_between_erasures() {
     let base = seq(config(&[&sets[..], &["reusable.enabled=false"]].concat()));
     let n = 64.0;
     let (e_b, e_r) = (base.summary.flash.block_erases as f64, reu.summary.flash.block_erases as f64);
-    let sw = reu.summary.second_writes.unwrap();
+    let sw = reu.summary.technique::<SecondWriteCounters>("reusable").unwrap();
     eprintln!("best case: erasures {e_b} -> {e_r}, {sw:?}");
     // Every recycled block took N/2 logical second writes (N physical half-pages) before its
     // erasure, and no valid data was ever moved.
@@ -74,7 +75,10 @@ fn best_case_writes_half_a_block_more_between_erasures() {
 fn zipf_at_28_percent_op_cuts_erasures_and_not_speed() {
     for alpha in [2.0, 1.0] {
         let (e, t, out) = relative(&["capacity.overprovisioning=0.28"], alpha, 0.0);
-        eprintln!("zipf({alpha}) op 28%: erasures x{e:.3}, response time x{t:.3}, {:?}", out.summary.second_writes);
+        eprintln!(
+            "zipf({alpha}) op 28%: erasures x{e:.3}, response time x{t:.3}, {:?}",
+            out.summary.techniques.get("reusable")
+        );
         if alpha == 2.0 {
             // The paper: about -33% erasures at op 28% (x0.67).
             assert!(e < 0.72, "zipf(2): relative erasures {e:.3}");
@@ -133,7 +137,7 @@ fn second_writes_read_back_and_survive_cleaning() {
             ];
             let out = zipf(&sets, 1.0, 0.3);
             let s = &out.summary;
-            let sw = s.second_writes.unwrap();
+            let sw = s.technique::<SecondWriteCounters>("reusable").unwrap();
             assert!(sw.units > 1000, "{layout}/{retry}: {sw:?}");
             assert!(sw.paired_host_reads > 100, "second-written units read back: {sw:?}");
             assert!(sw.moved_by_gc > 100, "second-written units moved off cleaned reused blocks: {sw:?}");
@@ -275,7 +279,11 @@ fn second_write_partition_accounting_matches_the_blocks() {
             }
             assert_eq!(ftl.integrity_violation(), None);
         }
-        assert!(censuses > 10 && ftl.counters.second.units > 10_000, "{layout}: {:?}", ftl.counters.second);
+        assert!(
+            censuses > 10 && ftl.second_write_counters().unwrap().units > 10_000,
+            "{layout}: {:?}",
+            ftl.second_write_counters()
+        );
     }
 }
 
@@ -285,7 +293,7 @@ fn recency_classification_keeps_the_zipf2_gain() {
     // of `shared_traces::recency_classification_removes_the_small_geometry_loss`). Reference:
     // the paper's -33% erasures at op 28% (x0.67); bound as in `zipf_at_28_percent_op_...`.
     let (e, _, out) = relative(&["capacity.overprovisioning=0.28", "reusable.hot_cold=\"recency\""], 2.0, 0.0);
-    eprintln!("zipf(2) op 28%, recency: erasures x{e:.3}, {:?}", out.summary.second_writes);
+    eprintln!("zipf(2) op 28%, recency: erasures x{e:.3}, {:?}", out.summary.techniques.get("reusable"));
     assert!(e < 0.72, "zipf(2): x{e:.3}");
 }
 

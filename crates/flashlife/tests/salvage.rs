@@ -4,6 +4,7 @@
 
 mod common;
 
+use flashlife::techniques::bpht::SalvageSummary;
 use flashlife::Simulator;
 
 /// A small drive with 16-page blocks (so injected places are easy to reason about).
@@ -41,17 +42,18 @@ fn skipped_pages_stay_skipped_and_nothing_is_lost() {
     let out = run(&with(SMALL, &[fails, "failures.on_program_failure=\"skip_page\""]));
     let s = &out.summary;
     let f = &s.failures;
+    let t: SalvageSummary = s.technique("salvage").expect("salvage's section");
     assert_eq!(s.integrity.violation, None);
     assert!(s.integrity.checks > 10_000);
     assert_eq!(s.integrity.out_of_order_programs, 0, "forward-only programming");
     assert_eq!(f.retired_blocks, 0, "salvage retires nothing: {f:?}");
     assert_eq!(f.bad_pages, 4);
     assert_eq!(f.bad_blocks, 3);
-    assert_eq!(f.salvaged_blocks, 3);
-    assert_eq!(f.bad_page_table.entries, 3, "pages 4 and 5 of block 3 merge into one run");
-    assert_eq!(f.bad_page_table.peak_entries, 3);
-    assert_eq!(f.skip_retries, 3, "retried in place: {f:?}");
-    assert_eq!(f.rehomed_units, 4, "block 40's last page had no good page after it: its 4 units moved");
+    assert_eq!(t.salvaged_blocks, 3);
+    assert_eq!(t.bad_page_table.entries, 3, "pages 4 and 5 of block 3 merge into one run");
+    assert_eq!(t.bad_page_table.peak_entries, 3);
+    assert_eq!(t.skip_retries, 3, "retried in place: {t:?}");
+    assert_eq!(t.rehomed_units, 4, "block 40's last page had no good page after it: its 4 units moved");
     // The blocks were erased and reused many times over 4 drive writes, and the bad pages
     // were never programmed again (else the array would count more programs than the FTL).
     assert!(s.lifetime.erase_count.min >= 2, "{:?}", s.lifetime.erase_count);
@@ -68,7 +70,7 @@ fn the_baseline_retires_failed_blocks() {
     assert_eq!(out.summary.integrity.violation, None);
     // The failures happen while the drive is filled (before the measured run's counters).
     assert_eq!(f.bad_blocks, 3);
-    assert_eq!(f.bad_page_table.entries, 0);
+    assert!(out.summary.techniques.get("salvage").is_none(), "the baseline has no salvage section");
     assert_eq!(out.summary.lifetime.dead_blocks, 3);
 }
 
@@ -99,7 +101,8 @@ fn lognormal_failures_with_salvage_lose_nothing() {
     let out = run(&with(SMALL, &LOGNORMAL_1E6));
     let s = &out.summary;
     let f = &s.failures;
-    println!("{}{f:?}", s.to_text());
+    let t: SalvageSummary = s.technique("salvage").expect("salvage's section");
+    println!("{}{f:?} {t:?}", s.to_text());
     assert_eq!(s.integrity.violation, None);
     assert_eq!(s.integrity.out_of_order_programs, 0);
     assert!(!s.lifetime.dead, "{:?}", s.lifetime.death_reason);
@@ -108,8 +111,8 @@ fn lognormal_failures_with_salvage_lose_nothing() {
     let mean_level = flashlife::flash::page_errors::expected_bad_block_ratio(1e-6, 4096 * 8, 0.5, 1);
     let frac = f.bad_pages as f64 / 1024.0;
     assert!(frac > mean_level * 0.5 && frac < mean_level * 1.6, "{frac} vs {mean_level}");
-    assert!(f.skip_retries > 20, "{f:?}");
-    assert!(f.bad_page_table.merges > 0, "runs of bad pages merged: {f:?}");
+    assert!(t.skip_retries > 20, "{t:?}");
+    assert!(t.bad_page_table.merges > 0, "runs of bad pages merged: {t:?}");
     assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs);
     assert_eq!(f.retired_blocks, 0);
 }
@@ -138,7 +141,8 @@ fn salvage_dies_only_when_bad_pages_eat_the_spare_space() {
     let (_, required) = Simulator::new(common::config(&v)).unwrap().ftl().capacity_units();
     let s = common::run(&v).summary;
     let f = &s.failures;
-    println!("{}{f:?}", s.to_text());
+    let t: SalvageSummary = s.technique("salvage").expect("salvage's section");
+    println!("{}{f:?} {t:?}", s.to_text());
     assert_eq!(s.integrity.violation, None);
     assert!(s.lifetime.dead);
     let reason = s.lifetime.death_reason.clone().unwrap_or_default();
@@ -223,9 +227,10 @@ fn salvage_beats_the_baseline_at_the_papers_conservative_point() {
         "regression pin: {latency:.4} {throughput:.4}"
     );
     // Table size at the worst point: one entry per run of bad pages, bytes not megabytes.
-    assert_eq!(fs.bad_page_table.peak_entries, fs.bad_page_table.entries);
-    assert!(fs.bad_page_table.peak_entries <= fs.bad_pages);
-    assert!(fs.bad_page_table_peak_memory_bytes < 64 * 1024);
+    let t: SalvageSummary = salv.technique("salvage").expect("salvage's section");
+    assert_eq!(t.bad_page_table.peak_entries, t.bad_page_table.entries);
+    assert!(t.bad_page_table.peak_entries <= fs.bad_pages);
+    assert!(t.bad_page_table_peak_memory_bytes < 64 * 1024);
     assert_eq!(salv.integrity.out_of_order_programs, 0);
 }
 
@@ -300,7 +305,7 @@ mod shared_traces {
             assert_poisson_bad_blocks(s.failures.bad_blocks, want);
         }
         assert!(fb.retired_blocks > 0 && fs.retired_blocks == 0, "{fb:?} {fs:?}");
-        assert!(fs.skip_retries > 0);
+        assert!(salv.technique::<SalvageSummary>("salvage").expect("salvage's section").skip_retries > 0);
         assert!(
             salv.write_amplification <= base.write_amplification,
             "WA {} vs {}",

@@ -66,8 +66,8 @@ pub enum BlockState {
     Cleaning,
     /// Out of service.
     Retired,
-    /// Recycled by a second-write technique: its invalid pages await second writes.
-    Recycled,
+    /// Held by a technique (e.g. recycled for second writes): neither free nor a GC candidate.
+    Held,
 }
 
 /// Write streams with their own active block per pool.

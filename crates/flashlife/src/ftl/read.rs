@@ -32,8 +32,8 @@ impl Ftl {
             if let Some(o) = &mut self.oracle {
                 o.check("read", lpn, slot, self.map.owner(slot));
             }
-            if self.sw.as_ref().is_some_and(|sw| sw.is_second(slot)) {
-                self.counters.second.paired_host_reads += 1;
+            if let Some(sw) = self.sw.as_mut().filter(|sw| sw.is_second(slot)) {
+                sw.counters.paired_host_reads += 1;
                 done = done.max(self.read_second(slot, ready, Cause::Host));
                 continue;
             }

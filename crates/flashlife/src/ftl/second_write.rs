@@ -72,6 +72,8 @@ pub struct SecondWrites {
     live: u64,
     /// Valid pages (first writes and second-write halves) in recycled and reused blocks.
     partition_valid: u64,
+    /// What happened so far (the measured run's, after preconditioning).
+    pub(super) counters: SecondWriteCounters,
 }
 
 #[inline]
@@ -89,6 +91,31 @@ fn put(bits: &mut [u64], i: u32, on: bool) {
     }
 }
 
+/// What happened to hot units and blocks under second writes: the technique's summary
+/// section (`techniques.reusable`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SecondWriteCounters {
+    /// Logical units stored as second writes (each on two physical pages).
+    pub units: u64,
+    /// Hot units written as first writes because no recycled pair was available.
+    pub hot_first_writes: u64,
+    /// Encoding attempts that failed (each retried or fallen back).
+    pub encode_failures: u64,
+    /// Hot units written as first writes after every encoding attempt failed.
+    pub encode_fallbacks: u64,
+    /// Pairs of invalid pages read ahead (prefetch) and read on demand.
+    pub prefetch_reads: u64,
+    pub demand_reads: u64,
+    /// Host reads of second-written units (two pages each).
+    pub paired_host_reads: u64,
+    /// Second-written units moved by GC as first writes (read from both halves, decoded).
+    pub moved_by_gc: u64,
+    /// GC victims recycled instead of erased.
+    pub blocks_recycled: u64,
+    /// Blocks that became reused (their invalid pages exhausted by second writes).
+    pub blocks_reused: u64,
+}
+
 impl SecondWrites {
     fn new(blocks: u32, slots_per_block: u32, slots_per_page: u32, sequential: bool) -> Self {
         let words = (blocks as u64 * slots_per_block as u64).div_ceil(64) as usize;
@@ -104,6 +131,7 @@ impl SecondWrites {
             reused: 0,
             live: 0,
             partition_valid: 0,
+            counters: SecondWriteCounters::default(),
         }
     }
 
@@ -189,12 +217,12 @@ impl Ftl {
     /// Read both halves of the second-written unit at `slot` and decode it. Parallel layout:
     /// one multi-plane read (one sense, both pages over the channel); sequential: two reads.
     pub(super) fn read_second(&mut self, slot: u32, ready: u64, cause: Cause) -> u64 {
-        let Some(sw) = self.sw.as_ref() else { return ready };
+        let Some(sw) = self.sw.as_mut() else { return ready };
         let head = get(&sw.head, slot);
         let partner = sw.partner(slot, head);
         let sequential = sw.sequential;
         if cause != Cause::Host {
-            self.counters.second.moved_by_gc += 1;
+            sw.counters.moved_by_gc += 1;
         }
         let (a, b) = (self.block_of(slot), self.block_of(partner));
         let (pa, pb) = (self.page_of(slot), self.page_of(partner));
@@ -238,12 +266,12 @@ impl Ftl {
             put(&mut sw.tail, s1, true);
             sw.live += 1;
             sw.partition_valid += 2; // both blocks are recycled (RecycledActive)
+            sw.counters.units += 1;
         }
         self.flash.second_program(block0, page0);
         self.flash.second_program(block1, page1);
         self.counters.page_programs.add(Cause::SecondWrite, 2);
         self.counters.unit_programs.add(Cause::SecondWrite, 1);
-        self.counters.second.units += 1;
         if let Some(o) = &mut self.oracle {
             o.write(lpn, s0);
             o.relocate(lpn, s0, lpn, s1);
@@ -262,13 +290,13 @@ impl Ftl {
     pub fn recycle_block(&mut self, block: u32) {
         let plane = self.geo.plane_of_block(block);
         self.victim.remove(block, plane, self.valid[block as usize]);
-        self.state[block as usize] = BlockState::Recycled;
+        self.state[block as usize] = BlockState::Held;
         if let Some(sw) = self.sw.as_mut() {
             sw.kind[block as usize] = BlockKind::Recycled;
             sw.recycled += 1;
             sw.partition_valid += self.valid[block as usize] as u64;
+            sw.counters.blocks_recycled += 1;
         }
-        self.counters.second.blocks_recycled += 1;
     }
 
     /// A recycled block's invalid pages are used up: it is reused, a GC candidate again.
@@ -278,9 +306,20 @@ impl Ftl {
             sw.kind[block as usize] = BlockKind::Reused;
             sw.recycled -= 1;
             sw.reused += 1;
+            sw.counters.blocks_reused += 1;
         }
-        self.counters.second.blocks_reused += 1;
         self.close_block(block, plane);
+    }
+
+    /// The second-write counters, for the technique to count what it does (`None` without a
+    /// second-write technique).
+    pub fn second_write_counters_mut(&mut self) -> Option<&mut SecondWriteCounters> {
+        self.sw.as_mut().map(|sw| &mut sw.counters)
+    }
+
+    /// The second-write counters so far (`None` without a second-write technique).
+    pub fn second_write_counters(&self) -> Option<SecondWriteCounters> {
+        self.sw.as_ref().map(|sw| sw.counters)
     }
 
     /// A block's life-cycle kind.

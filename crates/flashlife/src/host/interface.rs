@@ -89,6 +89,9 @@ impl Drive for Ftl {
     fn reset_counters(&mut self) {
         self.flash.ops = Default::default();
         self.counters = Default::default();
+        if let Some(c) = self.second_write_counters_mut() {
+            *c = Default::default();
+        }
         self.read_model_mut().reset_stats();
     }
     fn death(&self) -> Option<&str> {

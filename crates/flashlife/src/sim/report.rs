@@ -11,6 +11,7 @@ use crate::stats::reliability::ReliabilitySummary;
 use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, TimeSeries};
 use crate::stats::Cause;
+use crate::techniques;
 use crate::workload::WorkloadKind;
 
 use super::RunState;
@@ -143,11 +144,6 @@ pub(super) fn report(
             worn_out_blocks: c.worn_out_blocks,
             bad_blocks: bad.bad_blocks,
             bad_block_ratio: bad.bad_blocks as f64 / drive.flash().geo.blocks().max(1) as f64,
-            salvaged_blocks: bad.salvaged_blocks,
-            skip_retries: bad.skip_retries,
-            rehomed_units: bad.rehomed_units,
-            bad_page_table: bad.table,
-            bad_page_table_peak_memory_bytes: bad.table_peak_memory_bytes,
         },
         integrity: Integrity {
             oracle: cfg.ftl.integrity_oracle,
@@ -180,7 +176,7 @@ pub(super) fn report(
         ),
         host,
         open_channel: drive.open_channel_summary(simulated),
-        second_writes: cfg.reusable.enabled.then_some(c.second),
+        techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),
             scheduler: drive.scheduler().name(),

@@ -116,36 +116,10 @@ pub struct FlashCounters {
     /// GC victims cleaned and the valid units they held.
     pub gc_victims: u64,
     pub gc_valid_moved: u64,
-    /// Second writes (Reusable SSD): what happened to hot units and blocks.
-    pub second: SecondWriteCounters,
     /// Read-retry steps (extra sensings and transfers), by the cause of the read.
     pub read_retries: ByCause,
     /// Page reads that even the last retry step could not correct.
     pub uncorrectable_reads: u64,
     /// Blocks rewritten by read reclaim.
     pub reclaimed_blocks: u64,
-}
-
-/// Reusable SSD's second-write counters (all zero when the technique is off).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct SecondWriteCounters {
-    /// Logical units stored as second writes (each on two physical pages).
-    pub units: u64,
-    /// Hot units written as first writes because no recycled pair was available.
-    pub hot_first_writes: u64,
-    /// Encoding attempts that failed (each retried or fallen back).
-    pub encode_failures: u64,
-    /// Hot units written as first writes after every encoding attempt failed.
-    pub encode_fallbacks: u64,
-    /// Pairs of invalid pages read ahead (prefetch) and read on demand.
-    pub prefetch_reads: u64,
-    pub demand_reads: u64,
-    /// Host reads of second-written units (two pages each).
-    pub paired_host_reads: u64,
-    /// Second-written units moved by GC as first writes (read from both halves, decoded).
-    pub moved_by_gc: u64,
-    /// GC victims recycled instead of erased.
-    pub blocks_recycled: u64,
-    /// Blocks that became reused (their invalid pages exhausted by second writes).
-    pub blocks_reused: u64,
 }

@@ -24,13 +24,22 @@ pub struct Summary {
     /// Open-channel host interface: device buffers, program-failure manager, metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_channel: Option<crate::host::open_channel::OpenChannelSummary>,
-    /// Reusable SSD's second-write counters, present when the technique is on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub second_writes: Option<super::counters::SecondWriteCounters>,
+    /// Each technique's own section, by the technique's name, present when it is on (the
+    /// technique registry builds them: `techniques::summaries`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub techniques: BTreeMap<&'static str, serde_json::Value>,
     /// Error-aware reads, read reclaim and hints.
     pub reliability: super::reliability::ReliabilitySummary,
     /// What produced this result.
     pub provenance: super::provenance::Provenance,
+}
+
+impl Summary {
+    /// Technique `name`'s section as its typed structure (e.g. `SecondWriteCounters` for
+    /// `"reusable"`), or `None` when the technique was off.
+    pub fn technique<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        self.techniques.get(name).map(|v| T::deserialize(v).expect("a technique's section has its type's shape"))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -122,16 +131,6 @@ pub struct Failures {
     pub bad_blocks: u64,
     /// `bad_blocks` over all blocks of the drive.
     pub bad_block_ratio: f64,
-    /// Blocks in service with bad pages (salvage).
-    pub salvaged_blocks: u64,
-    /// Failed writes retried at the next good page of the same block (salvage).
-    pub skip_retries: u64,
-    /// Units of failed pages whose block had no good page left, placed in another block (salvage).
-    pub rehomed_units: u64,
-    /// The bad-page history table: entries, peak entries, lookups, memory (zeros for the baseline).
-    pub bad_page_table: crate::techniques::bpht::BphtStats,
-    /// Largest memory of the bad-page table over the run, in bytes.
-    pub bad_page_table_peak_memory_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

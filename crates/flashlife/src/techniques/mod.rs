@@ -11,13 +11,15 @@ pub mod reusable;
 pub mod wom;
 pub mod zombie;
 
-use crate::config::{Config, EndOfLife, PairLayout, VictimKind};
+use std::collections::BTreeMap;
+
+use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimKind};
 use crate::error::Result;
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::{Ftl, Layout, Plugins};
 use crate::seeds::stream_seed;
 
-/// The registry's first half: the policies the configured techniques put into the block FTL
+/// The registry's first part: the policies the configured techniques put into the block FTL
 /// in place of the baseline's, before it is built (ZombieNAND's wear-unleveling victim choice
 /// and bit drop).
 pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
@@ -33,7 +35,24 @@ pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
     Ok(plugins)
 }
 
-/// The registry's second half: the techniques that hook into a built FTL (Reusable SSD's
+/// The registry's third part: each configured technique's section of `summary.json`
+/// (`techniques.<name>`), from the drive's state at the end of the run.
+pub fn summaries(cfg: &Config, ftl: Option<&Ftl>) -> BTreeMap<&'static str, serde_json::Value> {
+    let mut out = BTreeMap::new();
+    let Some(ftl) = ftl else { return out };
+    let mut add = |name: &'static str, section: serde_json::Result<serde_json::Value>| {
+        out.insert(name, section.expect("a summary section serialises"));
+    };
+    if let Some(c) = ftl.second_write_counters() {
+        add("reusable", serde_json::to_value(c));
+    }
+    if cfg.failures.on_program_failure == OnProgramFailure::SkipPage {
+        add("salvage", serde_json::to_value(bpht::SalvageSummary::of(&ftl.bad_block_stats())));
+    }
+    out
+}
+
+/// The registry's second part: the techniques that hook into a built FTL (Reusable SSD's
 /// second writes, which size themselves from the FTL's layout).
 pub fn install(cfg: &Config, ftl: &mut Ftl) -> Result<()> {
     if cfg.reusable.enabled {

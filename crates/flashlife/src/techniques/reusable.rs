@@ -27,7 +27,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::config::{Config, HotColdKind, PairLayout, PrefetchIssue, SecondWriteRetry};
 use crate::error::Result;
-use crate::ftl::second_write::{BlockKind, SecondWriteTechnique, Verdict};
+use crate::ftl::second_write::{BlockKind, SecondWriteCounters, SecondWriteTechnique, Verdict};
 use crate::ftl::Ftl;
 use crate::stats::Cause;
 use crate::techniques::hot_cold::{HotColdClassifier, Recency, RequestSize};
@@ -218,10 +218,10 @@ impl ReusableSsd {
             ftl.flash.read(a);
             ftl.flash.read(b);
             ftl.counters.page_reads.add(Cause::SecondWrite, 2);
-            ftl.counters.second.prefetch_reads += 1;
+            counts(ftl).prefetch_reads += 1;
             ready
         } else {
-            ftl.counters.second.demand_reads += 1;
+            counts(ftl).demand_reads += 1;
             self.read_pair(ftl, lane, k, ready)
         }
     }
@@ -329,7 +329,7 @@ impl ReusableSsd {
             let lane = self.lanes[l];
             match self.next_offset(ftl, &lane, lane.offset) {
                 Some(k) => {
-                    ftl.counters.second.demand_reads += 1;
+                    counts(ftl).demand_reads += 1;
                     return Some((k, self.read_pair(ftl, &lane, k, ready)));
                 }
                 None => self.close_lane(ftl, l),
@@ -345,11 +345,11 @@ impl ReusableSsd {
             Retry::SameData | Retry::Never => match self.wom.try_encode(&mut self.rng) {
                 EncodeOutcome::Success => (Some(k), t),
                 EncodeOutcome::SuccessOnRetry => {
-                    ftl.counters.second.encode_failures += 1;
+                    counts(ftl).encode_failures += 1;
                     (Some(k), t + overhead)
                 }
                 EncodeOutcome::Failed => {
-                    ftl.counters.second.encode_failures += self.wom.attempts(EncodeOutcome::Failed) as u64;
+                    counts(ftl).encode_failures += self.wom.attempts(EncodeOutcome::Failed) as u64;
                     (None, t + (self.wom.attempts(EncodeOutcome::Failed) as u64 - 1) * overhead)
                 }
             },
@@ -357,24 +357,29 @@ impl ReusableSsd {
                 if self.wom.try_encode(&mut self.rng).is_success() {
                     return (Some(k), t);
                 }
-                ftl.counters.second.encode_failures += 1;
+                counts(ftl).encode_failures += 1;
                 // Retry on the next pair: read it, encode again. The first pair is skipped.
                 let lane = self.lanes[l];
                 let step = if self.sequential { 2 } else { 1 };
                 let Some(k2) = self.next_offset(ftl, &lane, k + step) else { return (None, t) };
                 self.lanes[l].offset = k2;
-                ftl.counters.second.demand_reads += 1;
+                counts(ftl).demand_reads += 1;
                 let t2 = self.read_pair(ftl, &lane, k2, t + overhead);
                 if self.wom.try_encode(&mut self.rng).is_success() {
                     (Some(k2), t2)
                 } else {
-                    ftl.counters.second.encode_failures += 1;
+                    counts(ftl).encode_failures += 1;
                     self.lanes[l].prefetched = Some((k2, t2));
                     (None, t2)
                 }
             }
         }
     }
+}
+
+/// The second-write counters, installed with the technique.
+fn counts(ftl: &mut Ftl) -> &mut SecondWriteCounters {
+    ftl.second_write_counters_mut().expect("second writes are installed with the technique")
 }
 
 #[typetag::serde]
@@ -387,7 +392,7 @@ impl SecondWriteTechnique for ReusableSsd {
         // request then share one rotation over the dies instead of colliding on one.
         let l = self.lane_of[ftl.stripe_plane() as usize];
         let Some((k, t)) = self.take_pair(ftl, l, ready) else {
-            ftl.counters.second.hot_first_writes += 1;
+            counts(ftl).hot_first_writes += 1;
             return Verdict::Declined(ready);
         };
         let lane = self.lanes[l];
@@ -397,7 +402,7 @@ impl SecondWriteTechnique for ReusableSsd {
         let overhead = ftl.flash.read_ns(mode, k) / 2;
         let (used, t) = self.encode(ftl, l, k, t, overhead);
         let Some(k) = used else {
-            ftl.counters.second.encode_fallbacks += 1;
+            counts(ftl).encode_fallbacks += 1;
             if self.lanes[l].prefetched.is_none() {
                 self.lanes[l].prefetched = Some((k, t)); // the invalid data stays in RAM
                 self.lanes[l].lazy = false;
@@ -416,7 +421,7 @@ impl SecondWriteTechnique for ReusableSsd {
             let lane = self.lanes[l];
             match self.next_offset(ftl, &lane, lane.offset) {
                 Some(next) if self.eager_prefetch => {
-                    ftl.counters.second.prefetch_reads += 1;
+                    counts(ftl).prefetch_reads += 1;
                     let at = self.read_pair(ftl, &lane, next, done);
                     self.lanes[l].prefetched = Some((next, at));
                     self.lanes[l].offset = next;
