@@ -133,8 +133,12 @@ class Throughput(TypedDict):
     """`throughput` over simulated time (summary.rs `Throughput`); None (null) when no simulated
     time passed."""
 
+    #: Requests completed per simulated second.
     iops: float | None
     mb_per_s: float | None
+    #: Open loop: the rate requests arrived at; None (null) in closed loop, or when it is
+    #: undefined (fewer than two arrivals, or all at one instant).
+    offered_iops: float | None
 
 
 class BlocksByMode(TypedDict):
@@ -373,7 +377,13 @@ class Summary(TypedDict):
     host: Host
     flash: Flash
     gc: Gc
+    #: Response time: from a request's arrival to its completion (the headline latency).
     latency_us: LatencySet
+    #: Device time: from issue (the drive sees the request) to completion.
+    device_time_us: LatencySet
+    #: Host queue wait, arrival to issue: non-zero only for open-loop requests that found
+    #: every queue slot taken.
+    host_queue_wait_us: Latency
     throughput: Throughput
     lifetime: Lifetime
     failures: Failures

@@ -76,8 +76,17 @@ pub struct Simulator {
 struct RunState {
     /// Completion times of the requests in flight.
     outstanding: BinaryHeap<Reverse<u64>>,
+    /// Response time (arrival -> completion) of reads and writes: the headline latency.
     lat_read: LatencyHistogram,
     lat_write: LatencyHistogram,
+    /// Device time (issue -> completion) of reads and writes.
+    dev_read: LatencyHistogram,
+    dev_write: LatencyHistogram,
+    /// Host queue wait (arrival -> issue): open-loop requests that found every queue slot taken.
+    wait: LatencyHistogram,
+    /// The first and last arrival of an open-loop run (for the offered rate).
+    first_arrival: Option<u64>,
+    last_arrival: u64,
     ts: TimeSeries,
     host: HostSummary,
     now: u64,
@@ -106,6 +115,11 @@ impl RunState {
             outstanding: BinaryHeap::with_capacity(cfg.host.queue_depth as usize + 1),
             lat_read: LatencyHistogram::new(),
             lat_write: LatencyHistogram::new(),
+            dev_read: LatencyHistogram::new(),
+            dev_write: LatencyHistogram::new(),
+            wait: LatencyHistogram::new(),
+            first_arrival: None,
+            last_arrival: 0,
             ts: TimeSeries { long_reads: LongReads::new(cfg.reliability.long_read_us), ..Default::default() },
             host: HostSummary { precondition_bytes, ..Default::default() },
             now: 0,

@@ -59,12 +59,41 @@ pub(super) fn report(
     logical_bytes: u64,
     unit: u64,
 ) -> RunOutput {
-    let RunState { lat_read, lat_write, ts, host, requests, now, end, wall_seconds_before, mut warnings, .. } = state;
+    let RunState {
+        lat_read,
+        lat_write,
+        dev_read,
+        dev_write,
+        wait,
+        first_arrival,
+        last_arrival,
+        ts,
+        host,
+        requests,
+        now,
+        end,
+        wall_seconds_before,
+        mut warnings,
+        ..
+    } = state;
     warnings.extend(explain(&cfg, &lat_read.summary(), &lat_write.summary(), drive.counters().gc_victims, &host));
+    warnings.extend(explain_overload(&wait.summary(), &dev_read, &dev_write, cfg.host.queue_depth));
     // "All" is the union of reads and writes: merged once here rather than recorded per request.
     let mut lat_all = LatencyHistogram::new();
     lat_all.add(&lat_read);
     lat_all.add(&lat_write);
+    let mut dev_all = LatencyHistogram::new();
+    dev_all.add(&dev_read);
+    dev_all.add(&dev_write);
+    // Requests over the span of their arrivals; undefined for one arrival or one instant.
+    let offered_iops = first_arrival.map(|first| {
+        let span = last_arrival.saturating_sub(first) as f64 / 1e9;
+        if requests > 1 && span > 0.0 {
+            (requests - 1) as f64 / span
+        } else {
+            f64::NAN
+        }
+    });
     let wall = wall_seconds_before + segment_wall_seconds;
     let c = &drive.counters();
     let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
@@ -114,10 +143,13 @@ pub(super) fn report(
             },
         },
         latency_us: LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() },
+        device_time_us: LatencySet { read: dev_read.summary(), write: dev_write.summary(), all: dev_all.summary() },
+        host_queue_wait_us: wait.summary(),
         throughput: Throughput {
             // No simulated time (fast-forward): a rate is undefined, not zero.
             iops: if secs > 0.0 { requests as f64 / secs } else { f64::NAN },
             mb_per_s: if secs > 0.0 { (host.read_bytes + host.write_bytes) as f64 / 1e6 / secs } else { f64::NAN },
+            offered_iops,
         },
         lifetime: Lifetime {
             dead: drive.death().is_some(),
@@ -262,6 +294,29 @@ fn explain(
         );
     }
     out
+}
+
+/// An open-loop replay whose requests mostly waited for a queue slot: the offered rate is
+/// beyond what the drive sustains at this queue depth, so response times measure the backlog.
+fn explain_overload(
+    wait: &crate::stats::latency::LatencySummary,
+    dev_read: &LatencyHistogram,
+    dev_write: &LatencyHistogram,
+    queue_depth: u32,
+) -> Option<String> {
+    let mut device = LatencyHistogram::new();
+    device.add(dev_read);
+    device.add(dev_write);
+    let device = device.summary();
+    // The histogram floors values at 1 ns: "waited" means at least a microsecond.
+    (wait.count >= 1000 && wait.p50 >= 1.0).then(|| {
+        format!(
+            "most requests waited for one of the {queue_depth} queue slots (mean wait {:.0} us, device time {:.0} us): \
+             the arrivals come faster than the drive serves them, and response time measures the backlog; \
+             slow the replay (workload.trace.time_scale, workload.arrival) or raise host.queue_depth",
+            wait.mean, device.mean
+        )
+    })
 }
 
 /// How far above the median a p99 must be to be worth a warning...

@@ -167,13 +167,28 @@ impl Simulator {
             if let Some(v) = self.ftl.integrity_violation() {
                 return Err(Error::Integrity(v.to_string()));
             }
-            let latency = completion - issue;
+            // Response time counts from arrival: an open-loop request that found every queue
+            // slot taken waited for one before the drive saw it. A closed-loop request arrives
+            // when its slot frees, so there the two are the same.
+            let arrival = if open_loop { req.arrival_ns } else { issue };
+            debug_assert!(arrival <= issue, "a request issued before it arrived");
+            let latency = completion - arrival;
+            let device = completion - issue;
             match req.kind {
                 IoKind::Read => {
                     st.lat_read.record(latency);
+                    st.dev_read.record(device);
                     st.ts.long_reads.record(latency);
                 }
-                IoKind::Write => st.lat_write.record(latency),
+                IoKind::Write => {
+                    st.lat_write.record(latency);
+                    st.dev_write.record(device);
+                }
+            }
+            st.wait.record(issue - arrival);
+            if open_loop {
+                st.first_arrival.get_or_insert(arrival);
+                st.last_arrival = arrival;
             }
             st.ts.interval_latency.record(latency);
             st.outstanding.push(Reverse(completion));

@@ -15,7 +15,13 @@ pub struct Summary {
     pub host: HostSummary,
     pub flash: FlashSummary,
     pub gc: GcSummary,
+    /// Response time, from a request's arrival to its completion: the headline latency.
     pub latency_us: LatencySet,
+    /// Device time, from issue (the drive sees the request) to completion.
+    pub device_time_us: LatencySet,
+    /// Host queue wait, from arrival to issue: non-zero only for open-loop requests that found
+    /// every queue slot (`host.queue_depth`) taken.
+    pub host_queue_wait_us: LatencySummary,
     pub throughput: Throughput,
     pub lifetime: Lifetime,
     pub failures: Failures,
@@ -92,8 +98,12 @@ pub struct LatencySet {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Throughput {
+    /// Requests completed per simulated second.
     pub iops: f64,
     pub mb_per_s: f64,
+    /// Open loop: the rate requests arrived at (requests over the span from the first arrival
+    /// to the last); `None` (null) in closed loop, where the drive sets the pace.
+    pub offered_iops: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -211,7 +221,18 @@ impl Summary {
             "latency    read mean {:.1} us p99 {:.1} us | write mean {:.1} us p99 {:.1} us | max {:.1} us\n",
             l.read.mean, l.read.p99, l.write.mean, l.write.p99, l.all.max
         );
-        s += &format!("throughput {:.0} IOPS, {:.1} MB/s\n", self.throughput.iops, self.throughput.mb_per_s);
+        let w = &self.host_queue_wait_us;
+        if w.max > 0.0 {
+            s += &format!(
+                "           from arrival; of which waiting for a queue slot: mean {:.1} us p99 {:.1} us max {:.1} us\n",
+                w.mean, w.p99, w.max
+            );
+        }
+        s += &format!("throughput {:.0} IOPS, {:.1} MB/s", self.throughput.iops, self.throughput.mb_per_s);
+        match self.throughput.offered_iops {
+            Some(o) if o.is_finite() => s += &format!(" (offered {o:.0} IOPS)\n"),
+            _ => s += "\n",
+        }
         s += &format!(
             "lifetime   {} after {:.2} drive writes; erases min {} mean {:.1} max {}; {} dead blocks\n",
             if self.lifetime.dead { "DEAD" } else { "alive" },
