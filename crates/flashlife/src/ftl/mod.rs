@@ -409,6 +409,30 @@ impl Ftl {
         self.relocation_fault = Some(self.relocations + n);
     }
 
+    /// Units of data GC must move, at least, to bring every pool up to its high watermark of
+    /// free blocks (valid units of the emptiest full blocks it would clean): the work a drive
+    /// left just below its watermarks (as preconditioning leaves it) owes before it is at rest.
+    pub fn gc_debt_units(&self) -> u64 {
+        let mut debt = 0u64;
+        let mut valid: Vec<u32> = Vec::new();
+        for (plane, p) in self.pools.iter().enumerate() {
+            let short = p.marks.high.saturating_sub(p.free.len());
+            if short == 0 {
+                continue;
+            }
+            let lo = plane as u32 * self.geo.blocks_per_plane;
+            valid.clear();
+            valid.extend(
+                (lo..lo + self.geo.blocks_per_plane)
+                    .filter(|&b| self.state[b as usize] == BlockState::Full)
+                    .map(|b| self.valid[b as usize]),
+            );
+            valid.sort_unstable();
+            debt += valid.iter().take(short).map(|&v| v as u64).sum::<u64>();
+        }
+        debt
+    }
+
     /// Free blocks over all pools.
     pub fn free_blocks(&self) -> u64 {
         self.pools.iter().map(|p| p.free.len() as u64).sum()

@@ -41,6 +41,10 @@ pub trait Drive: Send {
     fn free_blocks(&self) -> u64;
     fn dead_blocks(&self) -> u64;
     fn blocks_by_mode(&self) -> [u64; 4];
+    /// Units GC owes to bring its pools up to their high watermarks (0 where not known).
+    fn gc_debt_units(&self) -> u64 {
+        0
+    }
     /// The open-channel section of the summary (`None` for a block device).
     fn open_channel_summary(&self, _simulated_ns: u64) -> Option<OpenChannelSummary> {
         None
@@ -135,6 +139,9 @@ impl Drive for Ftl {
     }
     fn as_ftl(&self) -> Option<&Ftl> {
         Some(self)
+    }
+    fn gc_debt_units(&self) -> u64 {
+        Ftl::gc_debt_units(self)
     }
     fn as_ftl_mut(&mut self) -> Option<&mut Ftl> {
         Some(self)

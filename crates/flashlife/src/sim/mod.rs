@@ -87,6 +87,12 @@ struct RunState {
     /// The first and last arrival of an open-loop run (for the offered rate).
     first_arrival: Option<u64>,
     last_arrival: u64,
+    /// Units GC owed when the measured run began (preconditioning leaves pools just below
+    /// their high watermarks): a run that writes less mostly repays this.
+    gc_debt_units: u64,
+    /// Logical units a trace replay touched, one bit each (trace workloads only: the share of
+    /// the drive a trace uses says whether the drive is sized to it).
+    touched: Option<Vec<u64>>,
     ts: TimeSeries,
     host: HostSummary,
     now: u64,
@@ -120,6 +126,9 @@ impl RunState {
             wait: LatencyHistogram::new(),
             first_arrival: None,
             last_arrival: 0,
+            gc_debt_units: drive.gc_debt_units(),
+            touched: (cfg.workload.kind == crate::workload::WorkloadKind::Trace)
+                .then(|| vec![0; (drive.logical_units() as usize).div_ceil(64)]),
             ts: TimeSeries { long_reads: LongReads::new(cfg.reliability.long_read_us), ..Default::default() },
             host: HostSummary { precondition_bytes, ..Default::default() },
             now: 0,

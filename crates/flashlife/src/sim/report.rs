@@ -67,6 +67,8 @@ pub(super) fn report(
         wait,
         first_arrival,
         last_arrival,
+        gc_debt_units,
+        touched,
         ts,
         host,
         requests,
@@ -78,6 +80,12 @@ pub(super) fn report(
     } = state;
     warnings.extend(explain(&cfg, &lat_read.summary(), &lat_write.summary(), drive.counters().gc_victims, &host));
     warnings.extend(explain_overload(&wait.summary(), &dev_read, &dev_write, cfg.host.queue_depth));
+    let c = drive.counters();
+    warnings.extend(explain_debt(gc_debt_units, c.host_unit_writes, c.unit_programs.get(Cause::Gc)));
+    if let Some(bits) = &touched {
+        let units = bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+        warnings.extend(explain_footprint(units, drive.logical_units() as u64, drive.unit_bytes()));
+    }
     // "All" is the union of reads and writes: merged once here rather than recorded per request.
     let mut lat_all = LatencyHistogram::new();
     lat_all.add(&lat_read);
@@ -319,6 +327,40 @@ fn explain_overload(
     })
 }
 
+/// A run shorter than the garbage collection it inherited: preconditioning leaves pools just
+/// below their high watermarks, and GC moves that data during the measured run whatever the
+/// workload, billing it to the workload's few writes.
+fn explain_debt(debt_units: u64, host_units: u64, gc_units: u64) -> Option<String> {
+    (debt_units > 0 && host_units < debt_units && gc_units > host_units).then(|| {
+        format!(
+            "the run wrote {host_units} mapping units, fewer than the {debt_units} units garbage collection owed when it \
+             began (preconditioning leaves pools just below their GC high watermark): most of the {gc_units} units GC \
+             moved repay that debt, so write amplification and write latency describe the debt, not the workload; \
+             write more (run.until) so that the debt is a small part of the run"
+        )
+    })
+}
+
+/// A trace that touches a sliver of the drive: GC and wear then come from preconditioning and
+/// the drive's size, not from the trace.
+fn explain_footprint(touched_units: u64, logical_units: u64, unit_bytes: u64) -> Option<String> {
+    let share = touched_units as f64 / logical_units.max(1) as f64;
+    (share < FOOTPRINT_FLOOR).then(|| {
+        format!(
+            "the trace touched {:.3}% of the drive's logical space ({:.1} MiB of {:.1} GiB): the drive is far larger \
+             than the trace's footprint, so its garbage collection and wear come from preconditioning, not the trace; \
+             size the drive to the trace (geometry, capacity) or fold its addresses (workload.trace.fold = \"remap_first\" \
+             with workload.trace.remap_limit_bytes)",
+            share * 100.0,
+            (touched_units * unit_bytes) as f64 / (1u64 << 20) as f64,
+            (logical_units * unit_bytes) as f64 / (1u64 << 30) as f64
+        )
+    })
+}
+
+/// A trace touching less than this share of the logical space gets a warning.
+const FOOTPRINT_FLOOR: f64 = 0.01;
+
 /// How far above the median a p99 must be to be worth a warning...
 const TAIL_RATIO: f64 = 100.0;
 /// ... and how long, in us: longer than any single flash operation (a 15 ms erase), so a
@@ -332,6 +374,19 @@ mod tests {
 
     fn lat(count: u64, p50: f64, p99: f64) -> LatencySummary {
         LatencySummary { count, mean: p50, p50, p99, p999: p99, max: p99 }
+    }
+
+    #[test]
+    fn debt_and_footprint_warnings_need_their_cause() {
+        // Fewer units written than GC owed, and GC moved more than was written: a warning.
+        let w = explain_debt(50_000, 5_000, 300_000).expect("a debt warning");
+        assert!(w.starts_with("the run wrote 5000 mapping units, fewer than the 50000 units"), "{w}");
+        assert_eq!(explain_debt(50_000, 60_000, 300_000), None, "the run outgrew the debt");
+        assert_eq!(explain_debt(50_000, 5_000, 4_000), None, "GC did less than the host");
+        assert_eq!(explain_debt(0, 5_000, 300_000), None, "nothing owed");
+        let w = explain_footprint(100, 1 << 20, 4096).expect("a footprint warning");
+        assert!(w.starts_with("the trace touched 0.010% of the drive's logical space (0.4 MiB of 4.0 GiB)"), "{w}");
+        assert_eq!(explain_footprint(1 << 15, 1 << 20, 4096), None, "3% of the drive is no sliver");
     }
 
     #[test]

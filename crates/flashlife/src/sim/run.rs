@@ -124,6 +124,11 @@ impl Simulator {
                 }
             }
             let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
+            if let Some(bits) = st.touched.as_mut() {
+                for u in first..first + units {
+                    bits[(u >> 6) as usize] |= 1 << (u & 63);
+                }
+            }
             if req.arrival_ns >= workload::MAX_ARRIVAL_NS {
                 return Err(Error::Run(format!(
                     "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, workload.trace.time_scale and workload.arrival",
