@@ -5,7 +5,12 @@ these raw strings into dicts and DataFrames.
 """
 
 from collections.abc import Callable, Sequence
-from typing import TypedDict
+from typing import Protocol, TypedDict
+
+class _Event(Protocol):
+    """What `stop` needs (a `threading.Event`)."""
+
+    def is_set(self) -> bool: ...
 
 __version__: str
 
@@ -36,11 +41,16 @@ def run(
     out_dir: str | None = None,
     overwrite: bool = False,
     progress: Callable[[float, int, str], object] | None = None,
+    stop: _Event | None = None,
 ) -> RawRun:
     """Run the configuration layered from `preset`, `files` (in order), `toml_text` and
     `key=value` `overrides`; with `out_dir`, write the run's files and checkpoint there."""
 
-def resume(out_dir: str, progress: Callable[[float, int, str], object] | None = None) -> RawRun:
+def resume(
+    out_dir: str,
+    progress: Callable[[float, int, str], object] | None = None,
+    stop: _Event | None = None,
+) -> RawRun:
     """Go on with the interrupted run whose checkpoint is in `out_dir`."""
 
 def resolve_config(

@@ -30,22 +30,10 @@ class Point(Protocol):
     spec: dict[str, Any]
 
 
-class _Stopped(BaseException):
-    """Raised by a thread's progress callback to stop its run when the sweep is interrupted
-    (a BaseException, so that `_run_point` does not take it for the point's error)."""
-
-
 def _run_point(spec: Mapping[str, Any], stop: threading.Event | None = None) -> dict[str, Any]:
     """Run one point (in a worker process or thread). Errors come back as text, never as
-    exceptions. With `stop`, the run stops (raising _Stopped) within about 100 ms of it being
-    set: the core calls the progress callback that often, and stops when it raises."""
-    progress = None
-    if stop is not None:
-
-        def progress(fraction: float, requests: int, label: str) -> None:
-            if stop.is_set():
-                raise _Stopped
-
+    exceptions. With `stop`, the run stops within about 100 ms of it being set, preconditioning
+    included, raising KeyboardInterrupt (a BaseException, so never taken for the point's error)."""
     try:
         r = run(
             spec["config"],
@@ -53,7 +41,7 @@ def _run_point(spec: Mapping[str, Any], stop: threading.Event | None = None) -> 
             until=spec["until"],
             seed=spec["seed"],
             overrides=spec["overrides"],
-            progress=progress,
+            stop=stop,
         )
     except _core.FlashlifeError as e:
         return {"error": str(e)}

@@ -21,6 +21,8 @@ from . import _core
 from .summary import Summary
 
 if TYPE_CHECKING:  # the stub's TypedDict; _core has no such name at run time
+    import threading
+
     from ._core import RawRun
 
 ConfigLike = str | os.PathLike | Mapping[str, Any] | None
@@ -345,6 +347,7 @@ def run(
     out_dir: str | os.PathLike | None = None,
     overwrite: bool = False,
     progress: Callable[[float, int, str], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> Result:
     """Run one simulation.
 
@@ -366,9 +369,13 @@ def run(
     label)` (the share of the stop condition reached, the requests served, what the share
     measures: "done" or "life used"); `flashlife.progress.ProgressReport` draws a bar. An
     exception it raises stops the run as Ctrl-C does.
+    stop: a `threading.Event`; setting it stops the run as Ctrl-C does (checkpointing it when
+    it has an `out_dir`) within about 100 ms, preconditioning included, and the call raises
+    KeyboardInterrupt. Ctrl-C reaches only the main thread: this is how to stop a run in
+    another one.
     Raises FlashlifeError with the core's message on a bad configuration, trace or run.
     """
-    return _run_layers(_layers(config, workload, until, seed, overrides), out_dir, overwrite, progress)
+    return _run_layers(_layers(config, workload, until, seed, overrides), out_dir, overwrite, progress, stop)
 
 
 def _run_layers(
@@ -376,6 +383,7 @@ def _run_layers(
     out_dir: str | os.PathLike | None = None,
     overwrite: bool = False,
     progress: Callable[[float, int, str], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> Result:
     """`run` once its arguments are layers. The command line comes in here: its `--preset`
     with a configuration file on top, and its trace path as given, are layers that `run`'s
@@ -388,18 +396,23 @@ def _run_layers(
         out_dir=None if out_dir is None else os.fspath(out_dir),
         overwrite=bool(overwrite),
         progress=progress,
+        stop=stop,
     )
     return _result(raw)
 
 
-def resume(out_dir: str | os.PathLike, progress: Callable[[float, int, str], None] | None = None) -> Result:
+def resume(
+    out_dir: str | os.PathLike,
+    progress: Callable[[float, int, str], None] | None = None,
+    stop: threading.Event | None = None,
+) -> Result:
     """Go on with the interrupted run whose checkpoint (`checkpoint.bin`) is in `out_dir`.
 
     The result is the one the run would have had uninterrupted (apart from the process's wall
     time and memory). A missing, truncated, corrupt or foreign checkpoint raises
-    FlashlifeError, and nothing in the folder changes.
+    FlashlifeError, and nothing in the folder changes. `progress` and `stop` are as for `run`.
     """
-    return _result(_core.resume(os.fspath(out_dir), progress=progress))
+    return _result(_core.resume(os.fspath(out_dir), progress=progress, stop=stop))
 
 
 def _result(raw: RawRun) -> Result:

@@ -6,7 +6,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -74,9 +74,12 @@ fn list_presets() -> Vec<(String, String)> {
 /// checkpoints there when interrupted and every `run.checkpoint_every`; a folder holding
 /// another run's results or checkpoint is refused unless `overwrite`. The GIL is released
 /// while the core runs; Ctrl-C (or any signal whose Python handler raises) stops the run,
-/// checkpointing it when it has an `out_dir`, and the handler's exception propagates.
+/// checkpointing it when it has an `out_dir`, and the handler's exception propagates. `stop`,
+/// an object with `is_set()` (a `threading.Event`), stops the run the same way when it is set
+/// (raising KeyboardInterrupt): signals reach only the main thread, and this reaches a run in
+/// any thread, preconditioning included.
 #[pyfunction]
-#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None, overwrite=false, progress=None))]
+#[pyo3(signature = (preset=None, files=Vec::new(), toml_text=None, overrides=Vec::new(), out_dir=None, overwrite=false, progress=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -87,9 +90,10 @@ fn run<'py>(
     out_dir: Option<String>,
     overwrite: bool,
     progress: Option<Py<PyAny>>,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cfg = build_config(preset, &files, toml_text, &overrides).map_err(err)?;
-    run_in_background(py, progress, move |control| match &out_dir {
+    run_in_background(py, progress, stop, move |control| match &out_dir {
         Some(d) => flashlife::run_to_dir(cfg, std::path::Path::new(d), DirOptions { overwrite }, control),
         None => flashlife::Simulator::new_cancellable(cfg, control.cancel.clone()).and_then(|mut s| {
             s.set_control(control);
@@ -100,17 +104,27 @@ fn run<'py>(
 
 /// Go on with the interrupted run whose checkpoint is in `out_dir`; returns what `run` does.
 #[pyfunction]
-#[pyo3(signature = (out_dir, progress=None))]
-fn resume<'py>(py: Python<'py>, out_dir: String, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
-    run_in_background(py, progress, move |control| flashlife::resume_dir(std::path::Path::new(&out_dir), control))
+#[pyo3(signature = (out_dir, progress=None, stop=None))]
+fn resume<'py>(
+    py: Python<'py>,
+    out_dir: String,
+    progress: Option<Py<PyAny>>,
+    stop: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    run_in_background(py, progress, stop, move |control| flashlife::resume_dir(std::path::Path::new(&out_dir), control))
 }
 
 /// Run `job` on a Rust thread and wait for it without the GIL, waking every 100 ms to let
 /// Python handle signals and, with a `progress` callable, to call it with
 /// `(fraction, requests, label)` when the run has moved on. A signal handler's (or the
-/// progress callable's) exception sets the job's cancel flag, waits for the job to stop (and
-/// checkpoint) and is raised.
-fn run_in_background<'py, F>(py: Python<'py>, progress: Option<Py<PyAny>>, job: F) -> PyResult<Bound<'py, PyDict>>
+/// progress callable's) exception, or `stop.is_set()` turning true, sets the job's cancel
+/// flag, waits for the job to stop (and checkpoint) and is raised.
+fn run_in_background<'py, F>(
+    py: Python<'py>,
+    progress: Option<Py<PyAny>>,
+    stop: Option<Py<PyAny>>,
+    job: F,
+) -> PyResult<Bound<'py, PyDict>>
 where
     F: FnOnce(Control) -> flashlife::Result<flashlife::RunOutput> + Send + 'static,
 {
@@ -143,7 +157,15 @@ where
                     (Some(callback), Some(p)) => callback.call1(py, (p.fraction, p.requests, p.label)).map(|_| ()),
                     _ => Ok(()),
                 };
-                if let Err(e) = told.and_then(|_| py.check_signals()) {
+                let asked = |py: Python<'py>| -> PyResult<()> {
+                    match &stop {
+                        Some(s) if s.call_method0(py, "is_set")?.is_truthy(py)? => {
+                            Err(PyKeyboardInterrupt::new_err("stopped: the run's stop event was set"))
+                        }
+                        _ => Ok(()),
+                    }
+                };
+                if let Err(e) = told.and_then(|_| py.check_signals()).and_then(|_| asked(py)) {
                     cancel.store(true, Ordering::Relaxed);
                     let stopped = py.detach(move || rx.recv());
                     let _ = py.detach(move || worker.join());
