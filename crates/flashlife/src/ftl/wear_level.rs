@@ -8,16 +8,18 @@
 //! pulls the normal blocks up after them (the pool's concentrated wear is spent on the whole
 //! drive); and a zombie has thousands of cycles more than its erase count says, so erase
 //! counts mark as worn the very blocks with the most life. This leveller compares cycles left
-//! at each block's current mode (`FlashArray::remaining_cycles`), and only among the blocks
-//! the victim policy levels (`VictimPolicy::levelled`: not the early-switch pool): the full
-//! block with the most life left is moved (its data goes to the GC stream, the block back to
-//! the free list) when it has more than `threshold` cycles more than the pool's most worn
-//! live levelled block. The spread, not the distance to the mean: with a small hot set the
+//! at each block's current mode (`FlashArray::remaining_cycles`), and only within a class:
+//! one bit mode and one wear class of the victim policy (`VictimPolicy::wear_class`: the
+//! early-switch pool is class 1, levelled among itself). In each class the full block with
+//! the most life left is a candidate for a move (its data goes to the GC stream, the block
+//! back to the free list) when it has more than `threshold` cycles more than the class's most
+//! worn live block; the candidate furthest over is moved.
+//! The spread, not the distance to the mean: with a small hot set the
 //! mean hardly moves while the hot blocks wear out (measured: at 10% working set and a 100-
 //! cycle endurance a mean rule with threshold 16 never fired before the drive died at 16% of
 //! its rated erases), and the paper's optimum is that "when a cell finally is erased and
-//! declared dead, all of the remaining cells are also one erase from death themselves". Dynamic levelling (which victims GC may take) stays with the
-//! victim policy: ZombieNAND's usage table skips normal blocks below `zombie.life_threshold`
+//! declared dead, all of the remaining cells are also one erase from death themselves".
+//! Dynamic levelling (which victims GC may take) stays with the victim policy: ZombieNAND's usage table skips normal blocks below `zombie.life_threshold`
 //! of the mean remaining life (Algorithm 3).
 
 use super::wear_leveling::{PoolWear, WearLeveling};
@@ -26,8 +28,8 @@ use super::*;
 /// Static levelling of remaining life (see the module doc).
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct LifeLeveling {
-    /// Cycles of remaining life above the pool's most worn levelled block at which the
-    /// youngest full block is moved.
+    /// Cycles of remaining life above its class's most worn block at which the youngest
+    /// full block of the class is moved.
     pub threshold: u32,
 }
 
