@@ -5,8 +5,11 @@
 //! ```text
 //! cargo run --release --example zombie_grid -- [--small] [--jobs N] [--timing] [--out FILE]
 //!     [--modes tlc,mlc] [--reserves 0.06,0.1,...] [--working-sets 0.1,...] [--reads 0.9,0.5,0.1]
-//!     [--endurance-scale F] [--set key=value ...]
+//!     [--endurance-scale F] [--baseline baseline|baseline-unlevelled] [--capacity bits|table1]
+//!     [--set key=value ...]
 //! ```
+//! `life_used` columns: `lifetime.life_used` at death, the mean erase count over the starting
+//! mode's rated cycles (the share of rated erases the drive used).
 //! `--small` is the CI grid (scaled endurance, smaller blocks); the default is the full grid
 //! on the paper's synthetic drive. `experiments/zombie/run.sh` wraps both.
 
@@ -36,10 +39,11 @@ struct Outcome {
     erases: u64,
     wall: f64,
     page_ops: u64,
+    life_used: f64,
 }
 
-fn run(p: &Point, zombie: bool, sets: &[String]) -> Outcome {
-    let preset = format!("{}-synthetic-{}", if zombie { "zombie" } else { "baseline" }, p.mode);
+fn run(p: &Point, zombie: bool, baseline: &str, sets: &[String]) -> Outcome {
+    let preset = format!("{}-synthetic-{}", if zombie { "zombie" } else { baseline }, p.mode);
     let mut b = ConfigBuilder::new().preset(&preset).expect("preset");
     let mut all = vec![
         format!("capacity.reserve={}", p.reserve),
@@ -47,6 +51,11 @@ fn run(p: &Point, zombie: bool, sets: &[String]) -> Outcome {
         format!("workload.read_ratio={}", p.read),
     ];
     all.extend(sets.iter().cloned());
+    if p.mode == "tlc" && sets.iter().any(|s| s == "flash.capacity_on_drop=\"page_size\"") {
+        // Table I's TLC page (the presets' 6 KiB is the 3:2:1 reading's).
+        all.push("flash.page_size=8192".into());
+        all.push("flash.tlc.page_size=8192".into());
+    }
     for s in &all {
         b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
@@ -61,6 +70,7 @@ fn run(p: &Point, zombie: bool, sets: &[String]) -> Outcome {
         erases: s.flash.block_erases,
         wall: s.run.wall_seconds,
         page_ops: s.run.page_ops,
+        life_used: s.lifetime.life_used,
     }
 }
 
@@ -76,6 +86,7 @@ fn main() {
     let mut reads = None;
     let mut scale = None;
     let mut sets = Vec::new();
+    let mut baseline = "baseline".to_string();
     let mut i = 0;
     while i < args.len() {
         let next = |i: &mut usize| {
@@ -93,6 +104,14 @@ fn main() {
             "--reads" => reads = Some(list(&next(&mut i))),
             "--endurance-scale" => scale = Some(next(&mut i).parse::<f64>().expect("a number")),
             "--set" => sets.push(next(&mut i)),
+            // `baseline` (levelled, the paper's) or `baseline-unlevelled`.
+            "--baseline" => baseline = next(&mut i),
+            // Capacity after a bit drop: `bits` (3:2:1, the presets) or `table1` (8/4/2 KiB).
+            "--capacity" => match next(&mut i).as_str() {
+                "bits" => {}
+                "table1" => sets.push("flash.capacity_on_drop=\"page_size\"".into()),
+                other => panic!("--capacity bits|table1, not {other}"),
+            },
             other => panic!("unknown argument {other}"),
         }
         i += 1;
@@ -121,6 +140,8 @@ fn main() {
         sets.push(format!("flash.wear.endurance.mlc={}", e(6_000.0)));
         sets.push(format!("flash.wear.endurance.tlc={}", e(1_000.0)));
         sets.push(format!("flash.wear.endurance.qlc={}", e(300.0).min(e(1_000.0) - 1)));
+        // The levelling spread in cycles scales with the endurance (the presets' 16).
+        sets.push(format!("wear_leveling.threshold={}", ((16.0 * scale).round() as u64).max(2)));
     }
     sets.push(format!("ftl.timing={timing}"));
     sets.push("run.progress=\"off\"".into());
@@ -143,11 +164,11 @@ fn main() {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = points.get(k) else { break };
-                let b = run(p, false, &sets);
-                let z = run(p, true, &sets);
+                let b = run(p, false, &baseline, &sets);
+                let z = run(p, true, &baseline, &sets);
                 let lat = if b.latency_us > 0.0 { z.latency_us / b.latency_us } else { f64::NAN };
                 let row = format!(
-                    "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.2},{:.2},{:.4},{},{},{},{:.2},{:.2},{:.3e}",
+                    "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.2},{:.2},{:.4},{},{},{},{:.2},{:.2},{:.3e},{:.4},{:.4}",
                     p.mode,
                     p.read,
                     p.reserve,
@@ -166,6 +187,8 @@ fn main() {
                     b.wall,
                     z.wall,
                     (b.page_ops + z.page_ops) as f64 / (b.wall + z.wall).max(1e-9),
+                    b.life_used,
+                    z.life_used,
                 );
                 eprintln!("{row}");
                 rows.lock().unwrap().push((k, row));
@@ -175,7 +198,7 @@ fn main() {
     let mut rows = rows.into_inner().unwrap();
     rows.sort();
     let mut csv = String::from(
-        "mode,read_ratio,reserve,working_set,baseline_bytes,zombie_bytes,lifetime_ratio,baseline_drive_writes,zombie_drive_writes,baseline_latency_us,zombie_latency_us,latency_ratio,mode_switches,baseline_erases,zombie_erases,baseline_wall_s,zombie_wall_s,page_ops_per_s\n",
+        "mode,read_ratio,reserve,working_set,baseline_bytes,zombie_bytes,lifetime_ratio,baseline_drive_writes,zombie_drive_writes,baseline_latency_us,zombie_latency_us,latency_ratio,mode_switches,baseline_erases,zombie_erases,baseline_wall_s,zombie_wall_s,page_ops_per_s,baseline_life_used,zombie_life_used\n",
     );
     for (_, r) in rows {
         csv += &r;

@@ -24,6 +24,9 @@ const SMALL: &[&str] = &[
     "flash.wear.endurance.mlc=600",
     "flash.wear.endurance.tlc=100",
     "flash.wear.endurance.qlc=30",
+    // The levelling spread scales with the endurance too (the presets' 16 cycles / 10, at
+    // least 2; `zombie_grid --small` does the same).
+    "wear_leveling.threshold=2",
     "ftl.timing=false",
     "run.progress=\"off\"",
 ];
@@ -106,7 +109,10 @@ fn trapped_charge_carries_over_a_mode_switch() {
 
 #[test]
 fn page_sizes_and_latencies_follow_table_1() {
-    let cfg = preset("zombie-synthetic-tlc", &[]);
+    // Table I's page sizes are the `page_size` reading of a bit drop (the presets' TLC page
+    // is 6 KiB, the bits-per-cell reading: see `capacity_after_a_drop_follows_the_chosen_reading`).
+    let table_1 = ["flash.capacity_on_drop=\"page_size\"", "flash.page_size=8192", "flash.tlc.page_size=8192"];
+    let cfg = preset("zombie-synthetic-tlc", &table_1);
     let flash = build_flash(&cfg).unwrap();
     // (mode, page bytes, read us, program us, erase us), Table I.
     for (mode, bytes, r, w, e) in [
@@ -184,14 +190,17 @@ fn whole_lifetime_with_oracle(pool: bool) {
         assert_eq!(ftl.integrity_violation(), None);
     }
     let reason = ftl.death().unwrap().to_string();
-    // Death when the live blocks no longer hold the logical space plus the GC high watermark.
-    assert!(reason.contains("GC reserve"), "{reason}");
+    // Death when the live blocks no longer hold the logical space plus the GC high watermark,
+    // or, on the levelled drive whose blocks wear out together, when GC finds no free block
+    // at that threshold (dying victims shrink as they are erased): within 4 blocks of it.
     let (live, need) = ftl.capacity_units();
-    assert!(live < need && live + 4 * 32 >= need, "died at the threshold: {live} of {need}");
+    println!("death: {reason}; live {live} of {need} units");
+    assert!(reason.contains("GC reserve") || reason.contains("no free block"), "{reason}");
+    assert!(live < need + 4 * 4 * 32 && live + 4 * 4 * 32 >= need, "died near the threshold: {live} of {need}");
     let (switches, switched_blocks) = check_switches(&ftl, &cfg);
     assert!(switches > 40, "many switches: {switches}");
     let modes = ftl.blocks_by_mode();
-    assert!(modes[0] > 0 && modes[1] > 0, "SLC and MLC zombies: {modes:?}");
+    assert!(modes[1] > 0, "zombies: {modes:?}");
     assert!(switched_blocks > 0);
     // Everything still readable after the last mode change (the unit a dying drive could
     // not place is its death, not a loss).
@@ -225,18 +234,18 @@ fn lifetimes_with(mode: &str, reserve: f64, ws: f64, pool: bool) -> (u64, u64, u
 /// docs/techniques/zombienand.md ("Small grid") quotes them: a regression pin (deterministic
 /// runs, the project's own output; no external reference for the values).
 const SMALL_GRID_PIN: [((&str, f64, f64), f64); 12] = [
-    (("tlc", 0.07, 0.1), 1.008),
+    (("tlc", 0.07, 0.1), 1.015),
     (("tlc", 0.07, 1.0), 1.001),
-    (("tlc", 0.15, 0.1), 1.005),
-    (("tlc", 0.15, 1.0), 1.000),
-    (("tlc", 0.3, 0.1), 3.306),
-    (("tlc", 0.3, 1.0), 1.004),
+    (("tlc", 0.15, 0.1), 1.010),
+    (("tlc", 0.15, 1.0), 1.002),
+    (("tlc", 0.3, 0.1), 7.622),
+    (("tlc", 0.3, 1.0), 1.005),
     (("mlc", 0.07, 0.1), 1.001),
     (("mlc", 0.07, 1.0), 1.000),
-    (("mlc", 0.15, 0.1), 1.002),
+    (("mlc", 0.15, 0.1), 1.001),
     (("mlc", 0.15, 1.0), 1.000),
-    (("mlc", 0.3, 0.1), 6.384),
-    (("mlc", 0.3, 1.0), 1.001),
+    (("mlc", 0.3, 0.1), 3.470),
+    (("mlc", 0.3, 1.0), 1.000),
 ];
 
 #[test]
@@ -344,20 +353,23 @@ fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_in_slc_zombies() {
     });
     let (t, m) = (tlc.1 as f64 / tlc.0 as f64, mlc.1 as f64 / mlc.0 as f64);
     println!("30% reserve, 2% working set: TLC {t:.2}x, MLC {m:.2}x");
-    assert!(t > 10.0, "TLC gain {t:.2}, not an order of magnitude");
+    // Against the levelled baseline the CI-scale drive reaches 8.5x here (7.6x at a 10% working
+    // set), not the paper's order of magnitude: see docs/techniques/zombienand.md.
+    assert!(t > 5.0, "TLC gain {t:.2}");
     assert!(t > m, "TLC gain {t:.2} not above MLC's {m:.2}");
 }
 
 #[test]
-fn the_papers_early_switch_pool_costs_little_and_gains_little() {
-    // Equation 1's pool, measured against the same zombie drive without it (the presets'
-    // default). Where it cannot pay off (low reserve, whole-drive working set) its early
-    // capacity loss costs write amplification until the normal blocks die: below the
-    // baseline, but by less than 3%. Where the hot set is tiny and the reserve large it
-    // helps a little. The paper's invariant (never below the baseline) is the reference for
-    // the plain drive; the pool's values are a regression pin (the project's own output,
-    // deterministic, quoted in docs/techniques/zombienand.md "The early-switch pool").
-    let points = [("tlc", 0.07, 1.0), ("mlc", 0.07, 1.0), ("tlc", 0.3, 0.02)];
+fn the_papers_early_switch_pool_costs_lifetime_against_the_levelled_baseline() {
+    // Equation 1's pool (zombie.early_switch = true), the zombie drive with and without it,
+    // both against the levelled baseline (no pool). Measured, not the paper's claim: the
+    // pool's blocks drop a bit before any normal block dies, the capacity they lose raises
+    // write amplification for the rest of the life, and at a tiny hot set the SLC space the
+    // normal blocks' own drops would have bought is partly spent on the pool already. The
+    // plain drive is at or above the baseline (the paper's invariant); the pool is not (see
+    // docs/techniques/zombienand.md, "The early-switch pool"). Values: a regression pin
+    // (the project's own deterministic output).
+    let points = [("mlc", 0.1, 0.5), ("mlc", 0.07, 1.0), ("tlc", 0.3, 0.02)];
     let ratios: Vec<(f64, f64)> = std::thread::scope(|s| {
         let handles: Vec<_> = points
             .iter()
@@ -373,18 +385,140 @@ fn the_papers_early_switch_pool_costs_little_and_gains_little() {
     for (p, (pool, plain)) in points.iter().zip(&ratios) {
         println!("{p:?}: zombie / baseline lifetime with the pool {pool:.4}, without {plain:.4}");
     }
-    for (p, (pool, plain)) in points[..2].iter().zip(&ratios) {
+    for (p, (pool, plain)) in points.iter().zip(&ratios) {
         assert!(*plain >= 1.0, "{p:?}: without the pool {plain:.4}");
-        assert!(*pool < 1.0, "{p:?}: with the pool {pool:.4}");
+        assert!(pool < plain, "{p:?}: with the pool {pool:.4}, without {plain:.4}");
     }
-    let (pool, plain) = ratios[2];
-    assert!(pool > plain, "tiny hot set: pool {pool:.2} vs {plain:.2}");
+    assert!(ratios[0].0 < 0.995 && ratios[1].0 < 0.995, "the pool below the baseline: {ratios:?}");
     // Regression pin: (with the pool, without), to 4 decimals.
-    let pin = [(0.9824, 1.0008), (0.9818, 1.0002), (17.9487, 17.1526)];
+    let pin = [(0.9075, 1.0001), (0.9846, 1.0001), (0.7624, 8.5043)];
     for ((p, (pool, plain)), (want_pool, want_plain)) in points.iter().zip(&ratios).zip(pin) {
         assert!(
             (pool - want_pool).abs() < 5e-5 && (plain - want_plain).abs() < 5e-5,
             "regression pin {p:?}: pool {pool:.4} (pinned {want_pool}), plain {plain:.4} (pinned {want_plain})"
         );
     }
+}
+
+/// Run `cfg`'s FTL with random 4-unit writes over the first `hot` share of the logical space
+/// until `stop` says so or the drive dies; returns the FTL.
+fn wear_until(cfg: &Config, hot: f64, stop: &dyn Fn(&flashlife::ftl::Ftl) -> bool) -> flashlife::ftl::Ftl {
+    use rand::{Rng, SeedableRng};
+    let mut ftl = build_ftl(cfg).unwrap();
+    ftl.precondition(true, 0.0, 7);
+    let span = ((ftl.logical_units() as f64 * hot) as u32).max(8);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+    let mut ops = 0u64;
+    while ftl.death().is_none() && !stop(&ftl) {
+        ftl.write(rng.gen_range(0..span - 4), 4, 0);
+        ops += 1;
+        assert!(ops < 100_000_000, "the drive must die");
+    }
+    ftl
+}
+
+#[test]
+fn capacity_after_a_drop_follows_the_chosen_reading() {
+    // Issue 17 item 3. "one bit of capacity is lost upon every transition" (Section I):
+    // `bits_per_cell`, the default, a page of cells holds 3 : 2 : 1 as TLC / MLC / SLC.
+    // Table I's page sizes (8 / 4 / 2 KiB): `page_size`, 4 : 2 : 1.
+    let bits = preset("zombie-synthetic-tlc", &[]);
+    assert_eq!(bits.flash.capacity_on_drop, flashlife::config::CapacityOnDrop::BitsPerCell);
+    let pages = |c: &Config| [BitMode::Tlc, BitMode::Mlc, BitMode::Slc].map(|m| c.flash.page_bytes(m));
+    assert_eq!(pages(&bits), [6144, 4096, 2048]);
+    let table = preset(
+        "zombie-synthetic-tlc",
+        &["flash.capacity_on_drop=\"page_size\"", "flash.page_size=8192", "flash.tlc.page_size=8192"],
+    );
+    assert_eq!(pages(&table), [8192, 4096, 2048]);
+    // The readings contradict each other for an 8 KiB TLC page: refused, naming both keys.
+    let clash = ConfigBuilder::new()
+        .preset("zombie-synthetic-tlc")
+        .and_then(|b| b.set("flash.page_size=8192"))
+        .and_then(|b| b.build())
+        .unwrap_err()
+        .to_string();
+    assert!(clash.contains("flash.slc.page_size") && clash.contains("capacity_on_drop"), "{clash}");
+    // After real drops the drive's live capacity is what the reading says, block by block
+    // (units of 2 KiB: TLC 3 or 4, MLC 2, SLC 1 per page), and the logical space is unchanged.
+    let table_sets = ["flash.capacity_on_drop=\"page_size\"", "flash.page_size=8192", "flash.tlc.page_size=8192"];
+    for (extra, per_page) in [(&[][..], [1u64, 2, 3]), (&table_sets[..], [1, 2, 4])] {
+        let sets = [SMALL, &["capacity.reserve=0.3", "ftl.integrity_oracle=true"], extra].concat();
+        let cfg = preset("zombie-synthetic-tlc", &sets);
+        let logical = Layout::of(&cfg).unwrap().logical_units;
+        let ftl = wear_until(&cfg, 0.2, &|f| f.blocks_by_mode()[0] >= 4);
+        let modes = ftl.blocks_by_mode();
+        assert!(modes[1] >= 4, "drops happened: {modes:?}");
+        let ppb = cfg.geometry.pages_per_block as u64;
+        let expected: u64 = (0..3).map(|i| modes[i] * per_page[i] * ppb).sum();
+        assert_eq!(ftl.capacity_units().0, expected, "{:?}: live units by mode {modes:?}", cfg.flash.capacity_on_drop);
+        assert_eq!(ftl.logical_units(), logical);
+        assert_eq!(ftl.integrity_violation(), None);
+    }
+}
+
+#[test]
+fn the_levelled_baseline_dies_with_its_rated_erases_used() {
+    // Issue 17 item 1. The paper's baseline is a levelled traditional drive: "if all the flash
+    // dies at nearly the same time, the most use was gotten out of the pool of flash as is
+    // possible" (Section III-A). `lifetime.life_used` is the mean erase count over the rated
+    // cycles at death. A 10% working set is the hard case: 90% of the data is cold.
+    let run = |name: &str, reserve: &str| {
+        let sets = [SMALL, &[reserve, "workload.working_set=0.1", "workload.read_ratio=0.5"]].concat();
+        let s = Simulator::new(preset(name, &sets)).and_then(|s| s.run()).unwrap().summary;
+        assert!(s.lifetime.dead);
+        s.lifetime.life_used
+    };
+    let points = [
+        ("baseline-synthetic-tlc", "capacity.reserve=0.3"),
+        ("baseline-synthetic-mlc", "capacity.reserve=0.3"),
+        ("baseline-synthetic-tlc", "capacity.reserve=0.1"),
+        ("baseline-unlevelled-synthetic-tlc", "capacity.reserve=0.3"),
+    ];
+    let used: Vec<f64> = std::thread::scope(|s| {
+        let hs: Vec<_> = points.iter().map(|&(n, r)| s.spawn(move || run(n, r))).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (p, u) in points.iter().zip(&used) {
+        println!("{p:?}: {:.1}% of the rated erases used at death", u * 100.0);
+    }
+    for (p, u) in points[..3].iter().zip(&used) {
+        assert!(*u >= 0.9, "{p:?}: levelled baseline used only {:.1}% of its rated erases", u * 100.0);
+    }
+    assert!(used[3] < 0.6, "the unlevelled drive should leave most erases unused: {:.3}", used[3]);
+}
+
+#[test]
+fn the_leveller_never_spends_the_early_switch_pool() {
+    // Issue 17 item 2: "early-switch blocks are not wear-leveled against normal blocks (and
+    // importantly, vice-versa), early-switch blocks are wear-leveled amongst themselves"
+    // (Section III-B). With the pool on, the remaining-life leveller keeps the pool's
+    // concentrated wear: when the first block drops a bit, the pool (Equation 1: 16 of 128
+    // TLC blocks at 30% reserve) is far ahead of the normal blocks, and the first blocks to
+    // drop are pool blocks. The erase-count leveller, which counts the pool in its mean and
+    // levels every block against it, spends it (measured beside).
+    let wear = |measure: &str| {
+        let m = format!("wear_leveling.measure=\"{measure}\"");
+        let sets = [SMALL, &["capacity.reserve=0.3", "zombie.early_switch=true", m.as_str()]].concat();
+        let cfg = preset("zombie-synthetic-tlc", &sets);
+        let ftl = wear_until(&cfg, 0.1, &|f| f.blocks_by_mode()[1] >= 4);
+        let blocks = ftl.geo.blocks();
+        let early = 16;
+        let mean = |r: std::ops::Range<u32>| {
+            let n = r.len() as f64;
+            r.map(|b| ftl.flash.erase_count(b) as f64).sum::<f64>() / n
+        };
+        let (pool, normal) = (mean(0..early), mean(early..blocks));
+        let dropped_pool = (0..early).filter(|&b| ftl.flash.mode(b) != BitMode::Tlc).count();
+        let dropped_normal = (early..blocks).filter(|&b| ftl.flash.mode(b) != BitMode::Tlc).count();
+        println!(
+            "{measure}: pool mean erases {pool:.1}, normal {normal:.1}; dropped a bit: {dropped_pool} pool, {dropped_normal} normal"
+        );
+        (pool, normal, dropped_pool, dropped_normal)
+    };
+    let (pool, normal, dp, dn) = wear("remaining_life");
+    assert!(pool > 2.0 * normal, "pool-aware: pool {pool:.1} vs normal {normal:.1} erases");
+    assert!(dp >= 4 && dn == 0, "pool-aware: the pool drops first ({dp} pool, {dn} normal)");
+    let (pool_e, normal_e, _, _) = wear("erases");
+    assert!(pool_e / normal_e < pool / normal, "erase-count levelling keeps less of the pool's lead");
 }

@@ -13,6 +13,16 @@ choice! {
 }
 
 choice! {
+    /// `flash.capacity_on_drop`: what a page holds after its block drops a bit per cell.
+    CapacityOnDrop { BitsPerCell = "bits_per_cell", PageSize = "page_size" }
+}
+
+choice! {
+    /// `wear_leveling.measure`: the wear a leveller evens out.
+    WearMeasure { Erases = "erases", RemainingLife = "remaining_life" }
+}
+
+choice! {
     /// `host.interface`: where the FTL runs.
     Interface { Block = "block", OpenChannel = "open_channel" }
 }
@@ -96,6 +106,20 @@ choice! {
 choice! {
     /// `reusable.hot_cold`: the hot/cold classifier of host units.
     HotColdKind { Size = "size", Recency = "recency" }
+}
+
+impl CapacityOnDrop {
+    /// The default (for `skip_serializing_if`).
+    pub fn is_bits_per_cell(&self) -> bool {
+        *self == CapacityOnDrop::BitsPerCell
+    }
+}
+
+impl WearMeasure {
+    /// The default (for `skip_serializing_if`).
+    pub fn is_erases(&self) -> bool {
+        *self == WearMeasure::Erases
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,13 @@ use super::{presets, Config};
 use crate::error::{Error, Result};
 
 /// Keys that are valid although the default configuration leaves them out.
-const OPTIONAL_KEYS: &[&str] = &["capacity.overprovisioning", "capacity.reserve"];
+const OPTIONAL_KEYS: &[&str] = &[
+    "capacity.overprovisioning",
+    "capacity.reserve",
+    // Written only when not the default (configurations that predate them keep their text).
+    "flash.capacity_on_drop",
+    "wear_leveling.measure",
+];
 
 /// Builds a [`Config`] from layers.
 #[derive(Debug, Clone)]
@@ -191,9 +197,13 @@ fn check_keys(layer: &Table, schema: &Table, prefix: &str) -> Result<()> {
             None if OPTIONAL_KEYS.contains(&path.as_str()) => {}
             None => {
                 let mut names: Vec<String> = schema.keys().map(|s| s.to_string()).collect();
-                if prefix == "capacity" {
-                    names.extend(["overprovisioning".to_string(), "reserve".to_string()]);
-                }
+                names.extend(
+                    OPTIONAL_KEYS
+                        .iter()
+                        .filter_map(|o| o.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')))
+                        .filter(|n| !n.contains('.') && !prefix.is_empty())
+                        .map(str::to_string),
+                );
                 let suggestion = closest(k, names.iter().map(|s| s.as_str())).map(|s| {
                     if prefix.is_empty() {
                         s

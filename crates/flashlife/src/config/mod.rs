@@ -22,9 +22,9 @@ use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use choices::{
-    Arrivals, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface, OnProgramFailure, PairLayout,
-    Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel, SecondWriteRetry, VictimKind,
-    WearModelKind, WriteCompletion,
+    Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface, OnProgramFailure,
+    PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel, SecondWriteRetry,
+    VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
 pub use zombie::ZombieConfig;
 
@@ -116,6 +116,17 @@ pub struct FlashConfig {
     /// the block continues with one bit per cell fewer, TLC -> MLC -> SLC; a worn-out SLC
     /// block retires). With `drop_bit` the mapping unit defaults to the SLC page.
     pub end_of_life: EndOfLife,
+    /// What a page holds once its block has dropped to a lower bit mode (ZombieNAND).
+    /// `bits_per_cell` (the default): the same cells keep one bit fewer each, so a page holds
+    /// `flash.page_size` x bits / starting bits (TLC : MLC : SLC = 3 : 2 : 1; the paper's "one
+    /// bit of capacity is lost upon every transition"); a lower mode's `flash.<mode>.page_size`
+    /// must then be 0 or that size. `page_size`: each mode holds its own
+    /// `flash.<mode>.page_size` (the paper's Table I, 8 / 4 / 2 KiB: 4 : 2 : 1), 0 still
+    /// scaling by bits. See docs/techniques/zombienand.md, "Capacity after a bit drop".
+    /// Written to TOML only when not the default, so configurations that predate the key
+    /// keep their text (and hash).
+    #[serde(skip_serializing_if = "CapacityOnDrop::is_bits_per_cell")]
+    pub capacity_on_drop: CapacityOnDrop,
     /// Oxide-stress wear model parameters, for `wear_model = "oxide"` (see `docs/models/wear.md`).
     pub wear: OxideParams,
     pub slc: ModeParams,
@@ -132,6 +143,7 @@ impl Default for FlashConfig {
             channel_mb_per_s: 400.0,
             wear_model: WearModelKind::Fixed,
             end_of_life: EndOfLife::Retire,
+            capacity_on_drop: CapacityOnDrop::BitsPerCell,
             wear: OxideParams::default(),
             slc: ModeParams::default_for(BitMode::Slc),
             mlc: ModeParams::default_for(BitMode::Mlc),
@@ -152,13 +164,20 @@ impl FlashConfig {
         }
     }
 
-    /// Bytes a page holds at `mode`: `flash.<mode>.page_size` when set, else `page_size`
-    /// scaled by bits per cell relative to the starting mode.
+    /// Bytes a page holds at `mode`: `page_size` scaled by bits per cell relative to the
+    /// starting mode, unless `capacity_on_drop = "page_size"` and `flash.<mode>.page_size` is
+    /// set (the starting mode always holds `page_size`: validated).
     pub fn page_bytes(&self, mode: BitMode) -> u64 {
-        match self.mode(mode).page_size {
-            0 => self.page_size * mode.bits() as u64 / self.bit_mode.bits() as u64,
-            explicit => explicit,
+        match (self.capacity_on_drop, self.mode(mode).page_size) {
+            (CapacityOnDrop::PageSize, explicit) if explicit != 0 => explicit,
+            _ => self.bits_per_cell_page(mode),
         }
+    }
+
+    /// `page_size` x bits of `mode` / bits of the starting mode: the bytes the starting mode's
+    /// page of cells holds at `mode` (`capacity_on_drop = "bits_per_cell"`).
+    pub fn bits_per_cell_page(&self, mode: BitMode) -> u64 {
+        self.page_size * mode.bits() as u64 / self.bit_mode.bits() as u64
     }
 }
 
@@ -325,13 +344,22 @@ impl Default for GcConfig {
 pub struct WearLevelingConfig {
     pub enabled: bool,
     /// Victims whose erase count exceeds the pool average by more than this are skipped, and
-    /// a full block this far below the average is moved so its cold data frees it.
+    /// a full block this far below the average is moved so its cold data frees it. With
+    /// `measure = "remaining_life"`, cycles of remaining life instead of erases.
     pub threshold: u32,
+    /// What is levelled: `erases` (erase counts, dynamic and static, every block of a pool),
+    /// or `remaining_life` (static only: the full block with the most cycles left at its bit
+    /// mode is moved when it has more than `threshold` cycles more than its pool's most worn
+    /// block; only the blocks the victim policy levels count, so ZombieNAND's early-switch
+    /// pool is never moved nor compared; dynamic levelling is left to the victim policy, e.g.
+    /// `gc.victim = "zombie"`'s life-based skip). Written to TOML only when not the default.
+    #[serde(skip_serializing_if = "WearMeasure::is_erases")]
+    pub measure: WearMeasure,
 }
 
 impl Default for WearLevelingConfig {
     fn default() -> Self {
-        WearLevelingConfig { enabled: true, threshold: 16 }
+        WearLevelingConfig { enabled: true, threshold: 16, measure: WearMeasure::Erases }
     }
 }
 
@@ -757,6 +785,25 @@ impl Config {
         for mode in BitMode::ALL {
             let m = f.mode(mode);
             let key = |k: &str| format!("flash.{}.{}", mode.name(), k);
+            // One bit per cell per transition: a lower mode's page follows from the starting
+            // page, so an explicit size that disagrees is a contradiction, not a choice.
+            let derived = f.bits_per_cell_page(mode);
+            let exact = (f.page_size * mode.bits() as u64).is_multiple_of(f.bit_mode.bits() as u64);
+            if f.capacity_on_drop == CapacityOnDrop::BitsPerCell
+                && mode.bits() < f.bit_mode.bits()
+                && m.page_size != 0
+                && (m.page_size != derived || !exact)
+            {
+                return Err(Error::config(
+                    key("page_size"),
+                    m.page_size,
+                    format!(
+                        "0 or {derived} (flash.page_size x {} / {} bits) with flash.capacity_on_drop = \"bits_per_cell\"; set flash.capacity_on_drop = \"page_size\" for per-mode page sizes (Table I)",
+                        mode.bits(),
+                        f.bit_mode.bits()
+                    ),
+                ));
+            }
             for (k, v) in [("read_us", m.read_us), ("program_us", m.program_us), ("erase_us", m.erase_us)] {
                 if !(v.is_finite() && v >= 0.0) {
                     return Err(Error::config(key(k), v, "a non-negative number of microseconds"));

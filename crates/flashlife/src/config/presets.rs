@@ -37,6 +37,8 @@ presets!(
     "zombie-synthetic-tlc",
     "baseline-synthetic-mlc",
     "zombie-synthetic-mlc",
+    "baseline-unlevelled-synthetic-tlc",
+    "baseline-unlevelled-synthetic-mlc",
     "baseline-trace-tlc",
     "zombie-trace-tlc",
     "baseline-trace-mlc",

@@ -11,9 +11,10 @@ pub struct ZombieConfig {
     /// Keep an early-switch pool in each element (pool), sized by the paper's Equation 1.
     /// `false` (the default) leaves the usage-table GC with its life-based skip rule and no
     /// pool, the paper's baseline wear leveling (Section III-A). Off by default because in
-    /// our model the pool's early capacity loss costs up to 1.8% of the lifetime where it
-    /// cannot pay off, against the paper's "never below the baseline", and gains at most ~5%
-    /// where it can (docs/techniques/zombienand.md, "The early-switch pool").
+    /// our model, against the levelled baseline, the pool's early capacity loss costs
+    /// lifetime at most points of the CI grid (down to 0.91x), against the paper's "never
+    /// below the baseline", and never beats the drive without it
+    /// (docs/techniques/zombienand.md, "The early-switch pool").
     pub early_switch: bool,
     /// LIFE_THRESHOLD of Algorithm 3: a normal block whose remaining life is below this times
     /// the average remaining life of the pool's normal blocks is not chosen for cleaning.

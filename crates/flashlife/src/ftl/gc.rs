@@ -176,8 +176,9 @@ impl Ftl {
             }
         }
         while let Some(block) = self.cold_queue.pop() {
+            let plane = self.geo.plane_of_block(block);
             if self.state[block as usize] == BlockState::Full && self.death.is_none() {
-                let plane = self.geo.plane_of_block(block);
+                let Some(ready) = self.prepare_levelling_move(plane, ready) else { continue };
                 done = done.max(self.clean(block, plane, ready, Cause::WearLeveling));
             }
         }

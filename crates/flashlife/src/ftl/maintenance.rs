@@ -53,6 +53,9 @@ impl Ftl {
     /// Static wear leveling: find the pool's least-erased full block and queue it for a move
     /// when the policy says it lags too far behind.
     pub(super) fn check_cold(&mut self, plane: u32) {
+        if self.wl.migrate_young(0.0, 0.0).is_some() {
+            return self.check_young(plane); // levels remaining life (wear_level.rs)
+        }
         let lo = plane * self.geo.blocks_per_plane;
         let coldest = (lo..lo + self.geo.blocks_per_plane)
             .filter(|&b| self.state[b as usize] == BlockState::Full)

@@ -22,6 +22,7 @@ mod read;
 pub mod read_model;
 pub mod second_write;
 pub mod victim;
+mod wear_level;
 pub mod wear_leveling;
 mod whole_drive;
 mod write;
@@ -294,10 +295,14 @@ impl Ftl {
             None => victim::build(cfg.gc.victim, cfg.gc.d_choices, blocks, planes, slots_per_block, seed)?,
         };
         let end_of_life = plugins.end_of_life.unwrap_or_else(|| Box::new(RetireWornOut));
-        let wl: Box<dyn WearLeveling> = if cfg.wear_leveling.enabled {
-            Box::new(ThresholdWearLeveling { threshold: cfg.wear_leveling.threshold })
-        } else {
-            Box::new(NoWearLeveling)
+        let wl: Box<dyn WearLeveling> = match (cfg.wear_leveling.enabled, cfg.wear_leveling.measure) {
+            (false, _) => Box::new(NoWearLeveling),
+            (true, crate::config::WearMeasure::Erases) => {
+                Box::new(ThresholdWearLeveling { threshold: cfg.wear_leveling.threshold })
+            }
+            (true, crate::config::WearMeasure::RemainingLife) => {
+                Box::new(wear_level::LifeLeveling { threshold: cfg.wear_leveling.threshold })
+            }
         };
         let slots = blocks as u64 * slots_per_block as u64;
         let oracle = cfg.ftl.integrity_oracle.then(|| Oracle::new(layout.logical_units, slots));

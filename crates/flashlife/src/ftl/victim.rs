@@ -54,6 +54,13 @@ pub trait VictimPolicy: Send {
     fn chooses_least_valid(&self) -> bool {
         false
     }
+    /// The wear class of `block`: wear leveling evens wear out only among blocks of one class
+    /// (and one bit mode). 0 for every block but those whose wear the policy concentrates
+    /// on purpose (ZombieNAND's early-switch pool, class 1): levelled among themselves, never
+    /// against the others, and never sent cold data by the leveller.
+    fn wear_class(&self, _block: u32) -> u8 {
+        0
+    }
 }
 
 /// Build the policy named by `gc.victim`.

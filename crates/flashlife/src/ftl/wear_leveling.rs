@@ -17,6 +17,13 @@ pub trait WearLeveling: Send {
     fn migrate_cold(&self, min_erases: u32, pool: PoolWear) -> bool;
     /// How many erases in a pool between two cold-block checks (0: never check).
     fn check_interval(&self) -> u32;
+    /// Static levelling by remaining life (`wear_leveling.measure = "remaining_life"`,
+    /// `ftl/wear_level.rs`): should the full block with the most cycles left, `most`, be
+    /// moved when the pool's most worn levelled block has `least` left? `None`: the policy
+    /// levels erase counts ([`WearLeveling::migrate_cold`]).
+    fn migrate_young(&self, _most: f64, _least: f64) -> Option<bool> {
+        None
+    }
 }
 
 /// No wear leveling: any victim, no cold-data moves.

@@ -259,6 +259,13 @@ impl VictimPolicy for ZombieVictim {
         true
     }
 
+    /// The early-switch pool is its own wear class: its wear is concentrated on purpose
+    /// (Section III-B: "early-switch blocks are not wear-leveled against normal blocks (and
+    /// importantly, vice-versa), early-switch blocks are wear-leveled amongst themselves").
+    fn wear_class(&self, block: u32) -> u8 {
+        self.early[block as usize] as u8
+    }
+
     fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         // Cleaning should free more than it moves, counting the capacity a dying block loses
         // at this erase: with blocks of several modes, a victim can otherwise cost free space.
