@@ -3,6 +3,7 @@
 
 mod queueing;
 mod reference;
+mod saturation;
 
 use super::*;
 use crate::config::FlashConfig;
