@@ -4,6 +4,7 @@
 mod queueing;
 mod reference;
 mod saturation;
+mod suspension;
 
 use super::*;
 use crate::config::FlashConfig;
