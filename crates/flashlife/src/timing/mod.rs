@@ -6,14 +6,19 @@
 //! decides when each transaction runs. Callers pass completion times along as dependencies
 //! ("after this read") and never add durations themselves: every duration comes from here.
 //!
-//! Schedulers (one today; a configuration key will choose once there is a second):
+//! Schedulers (one wired in today; a configuration key will choose once there is a second):
 //! - [`Reservation`]: each resource keeps the time it next becomes free and a transaction is
 //!   booked on its resources, in order, at the earliest time all are free. Work is served in
 //!   booking order with no reordering, which costs a few additions per operation and is what
 //!   makes whole-lifetime runs fast; it is the reference the golden results were recorded with.
+//! - [`Queued`] (in progress, not yet driven by the run loop): a discrete-event engine with
+//!   per-die class queues, a channel arbiter, pluggable policies and program/erase
+//!   suspension; it reports completions as its clock advances instead of at submission.
 
+pub mod queued;
 mod reservation;
 
+pub use queued::{Completion, Queued, QueuedParams, QueuedStats, Suspension};
 pub use reservation::{Reservation, Utilisation};
 
 use crate::flash::BitMode;

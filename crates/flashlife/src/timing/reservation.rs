@@ -13,8 +13,9 @@
 use super::{Op, Scheduler, Transaction, Wait};
 use crate::flash::ArrayTimes;
 
-/// Picoseconds per byte for a bandwidth in MB/s (10^6 bytes per second).
-fn ps_per_byte(mb_per_s: f64) -> u64 {
+/// Picoseconds per byte for a bandwidth in MB/s (10^6 bytes per second). Shared with the
+/// queued scheduler, whose per-operation costs must equal these.
+pub(super) fn ps_per_byte(mb_per_s: f64) -> u64 {
     (1e6 / mb_per_s).round().max(1.0) as u64
 }
 

@@ -1,0 +1,242 @@
+//! The queued scheduler: a discrete-event engine with per-die class queues, a channel
+//! arbiter, pluggable policies and program/erase suspension.
+//!
+//! Unlike [`Reservation`](crate::timing::Reservation), which books each transaction on its
+//! resources the moment it is submitted, this engine holds submitted work in queues and
+//! decides what runs only when a resource frees, so work can be reordered by class, GC can
+//! be interleaved step by step, and a read can suspend a program. The caller (the run loop)
+//! learns of completions by advancing the engine's clock.
+//!
+//! # Contract
+//!
+//! - **Clock.** [`Queued::now`] is the latest `until` given to [`Queued::advance`] (0 at
+//!   first). Time only moves forward.
+//! - **Submit.** [`Queued::submit`]`(tx, ready_at, token)` hands over a transaction that may
+//!   start no earlier than `ready_at`; a `ready_at` before the clock means "ready now".
+//!   `token` is the caller's name for it and comes back in its [`Completion`]; the engine
+//!   never interprets it. Submitting never runs anything: work starts inside `advance`, and
+//!   everything that becomes ready at one instant is queued before any die picks, so the
+//!   policy sees all of it (a host read and a GC read submitted for the same instant are
+//!   ordered by the policy, not by the order of the calls).
+//! - **Advance.** [`Queued::advance`]`(until, out)` handles every event due at or before
+//!   `until` in time order and appends each finished transaction to `out` in completion
+//!   order (ties in the order they were scheduled), then sets the clock to `until`.
+//!   [`Queued::next_event_time`] is the earliest time something can happen (`None`: nothing
+//!   in flight).
+//! - **Reacting to a completion.** To submit follow-up work at the instant a transaction
+//!   completes (a GC program after its read; the next request of a closed loop), advance no
+//!   further than `next_event_time()` (and the caller's own next arrival): the completions
+//!   handed back are then all at the new clock, and work submitted with `ready_at` = their
+//!   `finish` starts then. Advancing further first is allowed but clamps such follow-ups to
+//!   the later clock. The run loop's step is therefore
+//!   `t = min(next_event_time, next arrival); advance(t); react; submit arrivals at t`.
+//! - **Asking about dies.** [`Queued::is_idle`] (nothing running or suspended) and
+//!   [`Queued::queue_len`] (ready work waiting, by class) answer as of the clock, for dynamic
+//!   write allocation and GC pacing. [`Queued::set_urgent`] is the caller's hard-threshold
+//!   flag for a die (its free blocks are nearly gone): the priority policy then serves
+//!   background work first on that die until the flag is cleared.
+//!
+//! # Resources and costs
+//!
+//! One host link (command overhead plus bytes over its bandwidth, FIFO), channel buses
+//! (bytes over bandwidth) and dies (array times from [`ArrayTimes`] by bit mode and page
+//! type). Per operation the costs are [`Reservation`](crate::timing::Reservation)'s, so with
+//! one transaction in flight at a time both give identical completions:
+//! - **read**: the die senses (the channel is not needed), then asks for its channel and
+//!   holds the sensed page in its register until the bus is granted and the data has
+//!   crossed; the die is busy from the sense until the transfer ends;
+//! - **program**: starts only when the die and its channel are both free; the data crosses
+//!   into the die, then the die programs (the array phase);
+//! - **erase**: the die only.
+//!
+//! # Channel arbitration
+//!
+//! A free channel first serves dies holding sensed data (in the order their senses ended):
+//! they are blocked until drained, and a held die serves nobody. Then idle dies whose pick
+//! is a program, in the order they asked; each such die re-picks when granted, since a
+//! better candidate (a host read, which needs no bus to start) may have arrived meanwhile. A
+//! die waiting for the bus is idle: a newly arrived read starts on it at once.
+//!
+//! # Dies and suspension
+//!
+//! A die picks (through its [`Policy`]) when it is idle and has ready work. With
+//! [`Suspension`] on, a host read arriving at a die busy with a program or erase suspends
+//! that operation if enough of its array time remains and it has not been suspended too
+//! often (the preemption matrix: read over program, read over erase): the die spends the
+//! suspend overhead, serves queued host reads (at most `reads_per_suspension`), then spends
+//! the resume overhead and finishes the remaining array time. Only the array phase
+//! suspends: a read arriving during a program's data-in suspends it once the data is in.
+//! One operation per die may be suspended at a time; reads are never suspended. The check
+//! is made when a read arrives, so an operation started while host reads already waited
+//! (FIFO order, or background first on an urgent die) is not suspended for them.
+
+mod die;
+mod engine;
+mod events;
+mod policy;
+mod slab;
+mod stats;
+
+#[cfg(test)]
+mod tests;
+
+pub use policy::{Candidates, Class, Fifo, GcRatio, Policy, Priority, CLASSES};
+pub use stats::{DepthStats, QueuedStats};
+
+use crate::flash::ArrayTimes;
+use crate::timing::Transaction;
+use die::Die;
+use engine::Channel;
+use events::Events;
+use slab::{DieQueues, Slab};
+use stats::Counters;
+
+/// A finished transaction, handed back by [`Queued::advance`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The caller's token from `submit`.
+    pub token: u32,
+    /// When it was ready to start (`ready_at`, or the clock if that was later).
+    pub ready: u64,
+    /// When it got its first resource (its die, or for a program its die and channel
+    /// together, or the host link): `start - ready` is its queueing delay.
+    pub start: u64,
+    pub finish: u64,
+    /// The part of its wait during which its die was busy with background work.
+    pub behind_background_ns: u64,
+}
+
+/// Program/erase suspension parameters. A read suspends an operation only in its array
+/// phase, with at least the minimum remaining, fewer than `max_per_operation` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Suspension {
+    pub program_suspend_ns: u64,
+    pub program_resume_ns: u64,
+    pub erase_suspend_ns: u64,
+    pub erase_resume_ns: u64,
+    /// Below this much array time left, finishing is cheaper than suspending.
+    pub program_min_remaining_ns: u64,
+    pub erase_min_remaining_ns: u64,
+    /// Against starvation of the suspended operation.
+    pub max_per_operation: u8,
+    /// Host reads served per suspension before the operation resumes.
+    pub reads_per_suspension: u32,
+}
+
+/// The drive's resources, as [`Reservation::new`](crate::timing::Reservation::new) takes them.
+#[derive(Debug, Clone)]
+pub struct QueuedParams {
+    pub link_mb_per_s: f64,
+    pub command_overhead_us: f64,
+    pub channel_mb_per_s: f64,
+    pub channels: u32,
+    /// `die_channel[d]` is the channel die `d` sits on.
+    pub die_channel: Vec<u32>,
+    /// `None`: no suspension.
+    pub suspension: Option<Suspension>,
+}
+
+/// The queued scheduler (see the module docs for the contract).
+pub struct Queued {
+    now: u64,
+    times: ArrayTimes,
+    link_ps_per_byte: u64,
+    command_ns: u64,
+    channel_ps_per_byte: u64,
+    suspension: Option<Suspension>,
+    policy: Box<dyn Policy>,
+    slab: Slab,
+    queues: DieQueues,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    link: engine::Link,
+    events: Events,
+    /// Records submitted ready at the clock, in submission order (not in `events`).
+    ready_now: Vec<u32>,
+    /// Next arrival number (the FIFO key).
+    arrivals: u64,
+    dirty_dies: Vec<u32>,
+    dirty_channels: Vec<u32>,
+    counters: Counters,
+}
+
+impl Queued {
+    pub fn new(times: ArrayTimes, params: QueuedParams, policy: Box<dyn Policy>) -> Self {
+        let dies = params.die_channel.iter().map(|&c| Die::new(c)).collect();
+        Queued {
+            now: 0,
+            times,
+            link_ps_per_byte: super::reservation::ps_per_byte(params.link_mb_per_s),
+            command_ns: (params.command_overhead_us * 1000.0).round() as u64,
+            channel_ps_per_byte: super::reservation::ps_per_byte(params.channel_mb_per_s),
+            suspension: params.suspension,
+            policy,
+            slab: Slab::new(),
+            queues: DieQueues::new(params.die_channel.len()),
+            dies,
+            channels: (0..params.channels).map(|_| Channel::new()).collect(),
+            link: engine::Link::new(),
+            events: Events::new(),
+            ready_now: Vec::new(),
+            arrivals: 0,
+            dirty_dies: Vec::new(),
+            dirty_channels: Vec::new(),
+            counters: Counters::new(params.die_channel.len(), params.channels as usize),
+        }
+    }
+
+    /// The policy's name.
+    pub fn policy(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    /// The engine's clock: the latest time advanced to.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Hand over `tx`, which may start at `ready_at` (or now, if that is earlier); `token`
+    /// comes back in its completion.
+    pub fn submit(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
+        self.submit_rec(tx, ready_at, token);
+    }
+
+    /// When the next event is due, if anything is in flight.
+    pub fn next_event_time(&self) -> Option<u64> {
+        self.next_time()
+    }
+
+    /// Run every event due by `until`, appending completions to `out` in time order; the
+    /// clock becomes `until`.
+    pub fn advance(&mut self, until: u64, out: &mut Vec<Completion>) {
+        self.run_until(until, out);
+        self.now = self.now.max(until);
+    }
+
+    /// Nothing is running on die `d` and nothing is suspended there.
+    pub fn is_idle(&self, d: u32) -> bool {
+        self.dies[d as usize].is_idle()
+    }
+
+    /// Ready transactions of `class` waiting on die `d` (not started).
+    pub fn queue_len(&self, d: u32, class: Class) -> u32 {
+        self.queues.len(d, class)
+    }
+
+    /// Set or clear die `d`'s hard-threshold flag (see [`Priority`]).
+    pub fn set_urgent(&mut self, d: u32, urgent: bool) {
+        // Takes effect at the die's next pick: when its current operation ends, or, for a
+        // die waiting for its channel, when the bus is granted.
+        self.dies[d as usize].urgent = urgent;
+    }
+
+    /// Transaction records ever allocated: the most ever in flight at once.
+    pub fn records(&self) -> usize {
+        self.slab.capacity()
+    }
+
+    /// The counters as of the clock.
+    pub fn stats(&self) -> QueuedStats {
+        self.snapshot()
+    }
+}

@@ -1,0 +1,96 @@
+//! Observability: busy time per resource, time-weighted queue depth per class, time host
+//! transactions spent waiting behind background work, suspensions.
+//!
+//! Everything is integrated on the state changes the engine makes anyway (a queue grows or
+//! shrinks, a die starts or stops), so keeping the counters is O(1) per change and a snapshot
+//! is exact as of the engine's clock.
+
+use super::policy::{Class, CLASSES};
+
+/// Counters the engine updates as it goes.
+pub(super) struct Counters {
+    /// Per (die, class): integral of the queue length over time (length x ns), the time
+    /// it was last changed, and its largest value.
+    depth_area: Vec<[u128; CLASSES]>,
+    depth_since: Vec<[u64; CLASSES]>,
+    depth_max: Vec<[u32; CLASSES]>,
+    pub die_busy: Vec<u64>,
+    pub die_bg_busy: Vec<u64>,
+    pub channel_busy: Vec<u64>,
+    pub link_busy: u64,
+    pub host_behind_bg: u64,
+    pub program_suspensions: u64,
+    pub erase_suspensions: u64,
+}
+
+impl Counters {
+    pub fn new(dies: usize, channels: usize) -> Self {
+        Counters {
+            depth_area: vec![[0; CLASSES]; dies],
+            depth_since: vec![[0; CLASSES]; dies],
+            depth_max: vec![[0; CLASSES]; dies],
+            die_busy: vec![0; dies],
+            die_bg_busy: vec![0; dies],
+            channel_busy: vec![0; channels],
+            link_busy: 0,
+            host_behind_bg: 0,
+            program_suspensions: 0,
+            erase_suspensions: 0,
+        }
+    }
+
+    /// Die `d`'s class `c` queue is about to change from `old` to `new` entries at `now`.
+    #[inline]
+    pub fn depth(&mut self, d: u32, c: Class, old: u32, new: u32, now: u64) {
+        let (d, c) = (d as usize, c as usize);
+        self.depth_area[d][c] += old as u128 * (now - self.depth_since[d][c]) as u128;
+        self.depth_since[d][c] = now;
+        self.depth_max[d][c] = self.depth_max[d][c].max(new);
+    }
+
+    /// The queue-depth figures as of `now`, given each queue's current length.
+    pub fn depth_stats(&self, now: u64, len: impl Fn(u32, Class) -> u32) -> [DepthStats; CLASSES] {
+        Class::ALL.map(|c| {
+            let ci = c as usize;
+            let mut area = 0u128;
+            let mut max = 0;
+            for d in 0..self.depth_area.len() {
+                area += self.depth_area[d][ci] + len(d as u32, c) as u128 * (now - self.depth_since[d][ci]) as u128;
+                max = max.max(self.depth_max[d][ci]);
+            }
+            DepthStats { mean: if now == 0 { 0.0 } else { area as f64 / now as f64 }, max }
+        })
+    }
+}
+
+/// Queue depth of one class.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DepthStats {
+    /// Time-weighted mean, from time 0 to the clock, of the transactions of this class
+    /// waiting (ready, not started) on all dies together.
+    pub mean: f64,
+    /// The most that ever waited in this class on any one die.
+    pub max: u32,
+}
+
+/// A snapshot of the engine's counters (see `Queued::stats`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueuedStats {
+    /// The clock the snapshot was taken at (the time the busy shares are out of).
+    pub elapsed_ns: u64,
+    pub link_busy_ns: u64,
+    /// Per die: time an operation was in progress or suspended-and-switching on it (a read
+    /// holds its die until its data has crossed the channel).
+    pub die_busy_ns: Vec<u64>,
+    /// Per die: the part of that spent on background work (GC share of die time).
+    pub die_background_busy_ns: Vec<u64>,
+    /// Per channel: time data was crossing it.
+    pub channel_busy_ns: Vec<u64>,
+    /// By class: host read, host write, background.
+    pub queue_depth: [DepthStats; CLASSES],
+    /// Summed over host transactions: time each waited, ready on its die, while the die was
+    /// busy with background work.
+    pub host_behind_background_ns: u64,
+    pub program_suspensions: u64,
+    pub erase_suspensions: u64,
+}
