@@ -80,7 +80,7 @@ def test_undefined_ratios_are_none_and_match_the_summary_type() -> None:
     # No request, no simulated time: the rates are undefined too.
     r = flashlife.run("tiny", {"read_ratio": 1.0}, until="requests:0")
     assert shape_errors(r.summary) == []
-    assert r.summary["throughput"] == {"iops": None, "mb_per_s": None}
+    assert r.summary["throughput"] == {"iops": None, "mb_per_s": None, "offered_iops": None}
 
 
 def test_summary_json_on_disk_is_the_results_summary(tmp_path: Path) -> None:
