@@ -13,6 +13,11 @@ choice! {
 }
 
 choice! {
+    /// `ftl.allocation`: which plane a host write's next page goes to.
+    Allocation { Rotation = "rotation", LeastLoaded = "least_loaded" }
+}
+
+choice! {
     /// `flash.capacity_on_drop`: what a page holds after its block drops a bit per cell.
     CapacityOnDrop { BitsPerCell = "bits_per_cell", PageSize = "page_size" }
 }
@@ -106,6 +111,13 @@ choice! {
 choice! {
     /// `reusable.hot_cold`: the hot/cold classifier of host units.
     HotColdKind { Size = "size", Recency = "recency" }
+}
+
+impl Allocation {
+    /// The default, left out of a written configuration (see `FtlConfig::allocation`).
+    pub fn is_rotation(&self) -> bool {
+        *self == Allocation::Rotation
+    }
 }
 
 impl CapacityOnDrop {

@@ -12,6 +12,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "capacity.reserve",
     // Written only when not the default (configurations that predate them keep their text).
     "flash.capacity_on_drop",
+    "ftl.allocation",
     "wear_leveling.measure",
 ];
 

@@ -22,9 +22,9 @@ use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use choices::{
-    Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface, OnProgramFailure,
-    PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel, SecondWriteRetry,
-    VictimKind, WearMeasure, WearModelKind, WriteCompletion,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface,
+    OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
+    SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
 pub use zombie::ZombieConfig;
 
@@ -295,6 +295,12 @@ pub struct FtlConfig {
     pub precondition_drive_writes: f64,
     /// Timing model on; off runs at bookkeeping speed (latencies are then zero).
     pub timing: bool,
+    /// Which plane a host write's next page goes to: `rotation` (strict rotation over the
+    /// planes, channel first) or `least_loaded` (the plane whose die can start new work
+    /// soonest, ties in rotation order). Written to TOML only when not the default, so
+    /// configurations that predate the key keep their text (and hash).
+    #[serde(skip_serializing_if = "Allocation::is_rotation")]
+    pub allocation: Allocation,
 }
 
 impl Default for FtlConfig {
@@ -305,6 +311,7 @@ impl Default for FtlConfig {
             precondition: Precondition::Steady,
             precondition_drive_writes: 1.0,
             timing: true,
+            allocation: Allocation::Rotation,
         }
     }
 }

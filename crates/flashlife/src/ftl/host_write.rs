@@ -112,7 +112,8 @@ impl Ftl {
                     }
                     self.pools[plane as usize].exhausted = true;
                 }
-                self.advance_stripe();
+                // A full pool: try the next in rotation (each pool once), whatever the allocation.
+                self.stripe_pos = self.next_in_rotation();
                 w.tries += 1;
                 if w.tries > self.stripe.len() {
                     self.die("no pool has space for host data".into());

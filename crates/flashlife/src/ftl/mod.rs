@@ -33,7 +33,7 @@ pub use gc::GcWatermarks;
 pub use mapping::Mapping;
 pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
 
-use crate::config::{Config, EndOfLife};
+use crate::config::{Allocation, Config, EndOfLife};
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
@@ -147,6 +147,8 @@ pub struct Ftl {
     pools: Vec<Pool>,
     stripe: Vec<u32>,
     stripe_pos: usize,
+    /// How the next page's plane is chosen (`ftl.allocation`).
+    allocation: Allocation,
     victim: Box<dyn VictimPolicy>,
     wl: Box<dyn WearLeveling>,
     end_of_life: Box<dyn EndOfLifePolicy>,
@@ -340,6 +342,7 @@ impl Ftl {
             seq: 0,
             pools,
             stripe_pos: 0,
+            allocation: cfg.ftl.allocation,
             victim,
             wl,
             end_of_life,

@@ -116,11 +116,37 @@ impl Ftl {
         self.stripe[self.stripe_pos]
     }
 
-    /// Move the striping position on (a technique placed a host unit on its die).
+    /// Move the striping position on, to the plane the next page goes to (after a page was
+    /// programmed, or a technique placed a host unit on its die): the next in rotation, or
+    /// with `least_loaded` the plane whose die can start new work soonest, ties going to the
+    /// next in rotation (so that with every die equally free, timing off included, it is
+    /// rotation). A full pool is the write loop's business: it steps on in rotation.
     pub fn advance_stripe(&mut self) {
-        self.stripe_pos += 1;
-        if self.stripe_pos == self.stripe.len() {
-            self.stripe_pos = 0;
+        let next = self.next_in_rotation();
+        self.stripe_pos = match self.allocation {
+            Allocation::Rotation => next,
+            Allocation::LeastLoaded => {
+                let n = self.stripe.len();
+                let mut best = (u64::MAX, next);
+                for k in 0..n {
+                    let i = if next + k >= n { next + k - n } else { next + k };
+                    let free = self.sched.die_free_at(self.die_of_plane(self.stripe[i]));
+                    if free < best.0 {
+                        best = (free, i);
+                    }
+                }
+                best.1
+            }
+        };
+    }
+
+    /// The striping position after this one in rotation.
+    #[inline]
+    pub(super) fn next_in_rotation(&self) -> usize {
+        if self.stripe_pos + 1 == self.stripe.len() {
+            0
+        } else {
+            self.stripe_pos + 1
         }
     }
 }

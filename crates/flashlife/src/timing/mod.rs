@@ -115,6 +115,10 @@ pub trait Scheduler: Send {
     /// Switch timing on or off.
     fn set_timing(&mut self, on: bool);
 
+    /// When `die` could start new work: for allocation that sends work where it will wait
+    /// least. A query; books nothing.
+    fn die_free_at(&self, die: u32) -> u64;
+
     /// When background work could start on `die` in the idle window `[from, until)`:
     /// `None` if the die is busy until the window closes.
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64>;

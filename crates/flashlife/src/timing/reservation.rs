@@ -175,6 +175,11 @@ impl Scheduler for Reservation {
         self.timing = on;
     }
 
+    #[inline]
+    fn die_free_at(&self, die: u32) -> u64 {
+        self.die_free[die as usize]
+    }
+
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64> {
         let start = self.die_free[die as usize].max(from);
         (start < until).then_some(start)
