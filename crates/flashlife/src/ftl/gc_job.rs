@@ -140,20 +140,13 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ConfigBuilder;
 
     /// Invariant: a job advanced a page at a time, with host overwrites between its steps (as
     /// a scheduler that preempts GC would interleave them), loses nothing and ends with the
     /// block erased and free.
     #[test]
     fn a_job_resumes_between_pages_and_loses_nothing() {
-        let cfg = ConfigBuilder::new()
-            .preset("tiny")
-            .and_then(|b| b.set("ftl.integrity_oracle=true"))
-            .and_then(|b| b.build())
-            .unwrap();
-        let mut ftl = crate::sim::build_ftl(&cfg).unwrap();
-        ftl.precondition(true, 1.0, 7);
+        let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
         let plane = 0;
         let victim = ftl.select_victim(plane).unwrap();
         let valid = ftl.valid[victim as usize];

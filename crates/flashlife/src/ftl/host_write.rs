@@ -169,19 +169,12 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ConfigBuilder;
 
     /// A host write that reaches a pool due for cleaning stops and says so, having cleaned
     /// nothing itself; resumed after the cleaning, it places every unit and loses nothing.
     #[test]
     fn a_write_asks_for_cleaning_instead_of_doing_it() {
-        let cfg = ConfigBuilder::new()
-            .preset("tiny")
-            .and_then(|b| b.set("ftl.integrity_oracle=true"))
-            .and_then(|b| b.build())
-            .unwrap();
-        let mut ftl = crate::sim::build_ftl(&cfg).unwrap();
-        ftl.precondition(true, 1.0, 7);
+        let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
         let n = ftl.logical_units();
         let (mut asked, mut lpn) = (0u32, 0u32);
         while asked < 3 {

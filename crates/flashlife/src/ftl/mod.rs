@@ -505,3 +505,22 @@ impl Ftl {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::Ftl;
+    use crate::ConfigBuilder;
+
+    /// The `tiny` preset's FTL with the integrity oracle on, filled and overwritten once in
+    /// fast-forward: a drive whose pools are at their GC watermarks, for tests of GC and writes.
+    pub(crate) fn full_tiny_drive_with_oracle() -> Ftl {
+        let cfg = ConfigBuilder::new()
+            .preset("tiny")
+            .and_then(|b| b.set("ftl.integrity_oracle=true"))
+            .and_then(|b| b.build())
+            .unwrap();
+        let mut ftl = crate::sim::build_ftl(&cfg).unwrap();
+        ftl.precondition(true, 1.0, 7);
+        ftl
+    }
+}
