@@ -188,7 +188,7 @@ impl Ftl {
         let a = self.pools[plane as usize].active[stream as usize];
         let block = a.block;
         // The block loses a page of capacity for good.
-        self.capacity[block as usize] -= a.upp;
+        self.blocks.capacity[block as usize] -= a.upp;
         self.live_units -= a.upp as u64;
         self.check_capacity();
         let base = block * self.slots_per_block;
@@ -215,7 +215,7 @@ impl Ftl {
             }
             None => {
                 self.pools[plane as usize].active[stream as usize] = Active::CLOSED;
-                self.state[block as usize] = BlockState::Cleaning;
+                self.blocks.state[block as usize] = BlockState::Cleaning;
                 self.salvage.rehome_queue.push((block, a.page));
                 false
             }
@@ -239,7 +239,7 @@ impl Ftl {
                     }
                 }
             }
-            if self.state[block as usize] == BlockState::Cleaning {
+            if self.blocks.state[block as usize] == BlockState::Cleaning {
                 self.close_block(block, plane);
             }
         }

@@ -8,7 +8,7 @@ impl Ftl {
     /// Erase a block whose data has been moved and return it to its pool (or retire it, or
     /// change its mode, as the end-of-life policy says).
     pub(super) fn erase_block(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
-        debug_assert_eq!(self.valid[block as usize], 0);
+        debug_assert_eq!(self.blocks.valid[block as usize], 0);
         let plane = self.plane_of_block(block);
         let mode = self.flash.mode(block);
         let done = self.sched.submit(&Transaction::erase(self.die_of_block(block), block, mode, cause), ready);
@@ -31,8 +31,8 @@ impl Ftl {
                         self.counters.mode_switches += 1;
                         self.flash.set_mode(block, next);
                         let cap = self.usable_units(block, self.upp_by_mode[next.index()]);
-                        self.live_units = self.live_units - self.capacity[block as usize] as u64 + cap as u64;
-                        self.capacity[block as usize] = cap;
+                        self.live_units = self.live_units - self.blocks.capacity[block as usize] as u64 + cap as u64;
+                        self.blocks.capacity[block as usize] = cap;
                         self.check_capacity();
                         self.make_free(block, plane);
                     }
@@ -40,15 +40,15 @@ impl Ftl {
                 }
             }
         }
-        if self.state[block as usize] != BlockState::Retired {
+        if self.blocks.state[block as usize] != BlockState::Retired {
             let life = self.flash.remaining_cycles(block);
-            self.victim.erased(block, plane, self.capacity[block as usize], life);
+            self.victim.erased(block, plane, self.blocks.capacity[block as usize], life);
         }
         done
     }
 
     pub(super) fn make_free(&mut self, block: u32, plane: u32) {
-        self.state[block as usize] = BlockState::Free;
+        self.blocks.state[block as usize] = BlockState::Free;
         let p = &mut self.pools[plane as usize];
         p.free.push_back(block);
         p.erases_since_check += 1;
@@ -61,9 +61,9 @@ impl Ftl {
 
     pub(super) fn retire(&mut self, block: u32) {
         let plane = self.geo.plane_of_block(block);
-        self.state[block as usize] = BlockState::Retired;
+        self.blocks.state[block as usize] = BlockState::Retired;
         self.counters.retired_blocks += 1;
-        self.live_units -= self.capacity[block as usize] as u64;
+        self.live_units -= self.blocks.capacity[block as usize] as u64;
         let p = &mut self.pools[plane as usize];
         p.live_blocks -= 1;
         p.erase_sum -= self.flash.erase_count(block) as u64;

@@ -55,7 +55,7 @@ impl Ftl {
         let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
         self.map.claim(from, UNMAPPED);
         self.note_page_invalid(b);
-        self.valid[b as usize] -= 1;
+        self.blocks.valid[b as usize] -= 1;
         self.map.point(lpn, UNMAPPED);
         self.relocations += 1;
         if self.relocation_fault == Some(self.relocations) {
@@ -96,8 +96,8 @@ impl Ftl {
         let mut fruitless = 0;
         while self.pools[plane as usize].free.len() < target && self.death.is_none() {
             let Some(v) = self.select_victim(plane) else { break };
-            let valid = self.valid[v as usize];
-            if valid >= self.capacity[v as usize] {
+            let valid = self.blocks.valid[v as usize];
+            if valid >= self.blocks.capacity[v as usize] {
                 fruitless += 1;
                 if self.victim.chooses_least_valid() || fruitless > self.geo.blocks_per_plane {
                     break; // nothing to gain: every candidate is full of valid data
@@ -117,12 +117,7 @@ impl Ftl {
     /// accepts, unless that choice frees nothing while another block would.
     pub(crate) fn select_victim(&mut self, plane: u32) -> Option<u32> {
         let wear = self.pool_wear(plane);
-        let view = VictimView {
-            valid: &self.valid,
-            capacity: &self.capacity,
-            closed_seq: &self.closed_seq,
-            now_seq: self.seq,
-        };
+        let view = self.blocks.view();
         let (wl, flash) = (&self.wl, &self.flash);
         let mut refused = false;
         let mut accept = |b: u32| {
@@ -131,7 +126,9 @@ impl Ftl {
             ok
         };
         let v = self.victim.select(plane, &view, &mut accept)?;
-        if self.valid[v as usize] >= self.capacity[v as usize] && (refused || self.victim.chooses_least_valid()) {
+        if self.blocks.valid[v as usize] >= self.blocks.capacity[v as usize]
+            && (refused || self.victim.chooses_least_valid())
+        {
             // The choice frees nothing, yet another block may: wear leveling may have turned
             // down every block with invalid data (the worn, hot ones), or blocks differ in
             // capacity (bit modes, bad pages) so the fewest valid units is not the most
@@ -146,8 +143,8 @@ impl Ftl {
     pub(super) fn most_invalid_full_block(&self, plane: u32) -> Option<u32> {
         let lo = plane * self.geo.blocks_per_plane;
         (lo..lo + self.geo.blocks_per_plane)
-            .filter(|&b| self.state[b as usize] == BlockState::Full)
-            .map(|b| (self.capacity[b as usize].saturating_sub(self.valid[b as usize]), b))
+            .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
+            .map(|b| (self.blocks.invalid(b), b))
             .filter(|&(free, _)| free > 0)
             .max()
             .map(|(_, b)| b)
@@ -155,8 +152,8 @@ impl Ftl {
 
     /// Move a full block's data away and erase it.
     pub(super) fn clean(&mut self, block: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
-        self.victim.remove(block, plane, self.valid[block as usize]);
-        self.state[block as usize] = BlockState::Cleaning;
+        self.victim.remove(block, plane, self.blocks.valid[block as usize]);
+        self.blocks.state[block as usize] = BlockState::Cleaning;
         let job = self.start_job(block, None, ready, cause, true);
         self.run_job(job)
     }
@@ -177,7 +174,7 @@ impl Ftl {
         }
         while let Some(block) = self.cold_queue.pop() {
             let plane = self.geo.plane_of_block(block);
-            if self.state[block as usize] == BlockState::Full && self.death.is_none() {
+            if self.blocks.state[block as usize] == BlockState::Full && self.death.is_none() {
                 let Some(ready) = self.prepare_levelling_move(plane, ready) else { continue };
                 done = done.max(self.clean(block, plane, ready, Cause::WearLeveling));
             }

@@ -102,7 +102,7 @@ impl Ftl {
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         let base = block * self.slots_per_block;
         let ppb = self.geo.pages_per_block;
-        while job.page < ppb && self.valid[block as usize] > 0 {
+        while job.page < ppb && self.blocks.valid[block as usize] > 0 {
             let page = job.page;
             job.page += 1;
             if page + job.ahead < ppb {
@@ -149,17 +149,17 @@ mod tests {
         let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
         let plane = 0;
         let victim = ftl.select_victim(plane).unwrap();
-        let valid = ftl.valid[victim as usize];
+        let valid = ftl.blocks.valid[victim as usize];
         assert!(valid > 0, "the victim should hold data to move");
         ftl.victim.remove(victim, plane, valid);
-        ftl.state[victim as usize] = BlockState::Cleaning;
+        ftl.blocks.state[victim as usize] = BlockState::Cleaning;
         let upp = ftl.upp_by_mode[ftl.flash.mode(victim).index()];
         let mut job = ftl.start_job(victim, None, 0, Cause::Gc, true);
         let (mut steps, mut last) = (0u32, valid);
         let n = ftl.logical_units();
         while ftl.step_job(&mut job) {
             steps += 1;
-            let now = ftl.valid[victim as usize];
+            let now = ftl.blocks.valid[victim as usize];
             assert!(last - now <= upp, "one step moves at most one page's units ({} -> {now})", last);
             last = now;
             for i in 0..3 {
@@ -168,7 +168,7 @@ mod tests {
         }
         assert!(steps >= 2, "the job took {steps} steps: not resumable in pieces");
         assert_eq!(ftl.block_state(victim), BlockState::Free);
-        assert_eq!(ftl.valid[victim as usize], 0);
+        assert_eq!(ftl.blocks.valid[victim as usize], 0);
         assert_eq!(ftl.verify_all(), None);
         assert_eq!(ftl.integrity_violation(), None);
     }

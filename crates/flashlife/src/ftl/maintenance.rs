@@ -26,7 +26,7 @@ impl Ftl {
     /// Reclaim one block: a full one is cleaned; an open one (a read-only workload never fills
     /// it) is closed first, its buffered page's units coming from the controller.
     pub(super) fn reclaim_block(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
-        match self.state[block as usize] {
+        match self.blocks.state[block as usize] {
             BlockState::Full => {
                 self.counters.reclaimed_blocks += 1;
                 self.clean(block, plane, ready, Cause::Reclaim)
@@ -38,7 +38,7 @@ impl Ftl {
                 };
                 let a = pool.active[stream];
                 pool.active[stream] = Active::CLOSED;
-                self.state[block as usize] = BlockState::Cleaning;
+                self.blocks.state[block as usize] = BlockState::Cleaning;
                 self.counters.reclaimed_blocks += 1;
                 let moved = self.relocate_block(block, (a.slot > 0).then_some(a.page), ready, Cause::Reclaim);
                 if self.death.is_some() {
@@ -58,7 +58,7 @@ impl Ftl {
         }
         let lo = plane * self.geo.blocks_per_plane;
         let coldest = (lo..lo + self.geo.blocks_per_plane)
-            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
             .min_by_key(|&b| self.flash.erase_count(b));
         if let Some(b) = coldest {
             if self.wl.migrate_cold(self.flash.erase_count(b), self.pool_wear(plane)) && !self.cold_queue.contains(&b) {

@@ -9,6 +9,7 @@
 //! page operation.
 
 pub mod bad_block;
+mod block_table;
 mod blocks;
 mod fastdiv;
 mod gc;
@@ -29,6 +30,7 @@ mod write;
 
 use std::collections::VecDeque;
 
+pub use block_table::BlockTable;
 pub use gc::GcWatermarks;
 pub use mapping::Mapping;
 pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
@@ -43,7 +45,7 @@ use fastdiv::Divisor;
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
-use victim::{VictimPolicy, VictimView};
+use victim::VictimPolicy;
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
 
 /// Free blocks per pool that host writes never take: GC needs one to move data into, and a
@@ -139,11 +141,8 @@ pub struct Ftl {
     logical_units: u32,
     /// Logical unit <-> slot (`mapping.rs`).
     map: Mapping,
-    valid: Vec<u32>,
-    capacity: Vec<u32>,
-    state: Vec<BlockState>,
-    closed_seq: Vec<u64>,
-    seq: u64,
+    /// Valid and usable units, state and closing order per block (`block_table.rs`).
+    blocks: BlockTable<BlockState>,
     pools: Vec<Pool>,
     stripe: Vec<u32>,
     stripe_pos: usize,
@@ -335,11 +334,7 @@ impl Ftl {
             },
             logical_units: layout.logical_units,
             map: Mapping::new(layout.logical_units, slots),
-            valid: vec![0; blocks as usize],
-            capacity: vec![block_units; blocks as usize],
-            state: vec![BlockState::Free; blocks as usize],
-            closed_seq: vec![0; blocks as usize],
-            seq: 0,
+            blocks: BlockTable::new(blocks, block_units, BlockState::Free),
             pools,
             stripe_pos: 0,
             allocation: cfg.ftl.allocation,
@@ -432,8 +427,8 @@ impl Ftl {
             valid.clear();
             valid.extend(
                 (lo..lo + self.geo.blocks_per_plane)
-                    .filter(|&b| self.state[b as usize] == BlockState::Full)
-                    .map(|b| self.valid[b as usize]),
+                    .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
+                    .map(|b| self.blocks.valid[b as usize]),
             );
             valid.sort_unstable();
             debt += valid.iter().take(short).map(|&v| v as u64).sum::<u64>();
@@ -448,14 +443,14 @@ impl Ftl {
 
     /// Blocks retired.
     pub fn dead_blocks(&self) -> u64 {
-        self.state.iter().filter(|&&s| s == BlockState::Retired).count() as u64
+        self.blocks.state.iter().filter(|&&s| s == BlockState::Retired).count() as u64
     }
 
     /// Live (not retired) blocks by bit mode, SLC first.
     pub fn blocks_by_mode(&self) -> [u64; 4] {
         let mut n = [0u64; 4];
         for b in 0..self.geo.blocks() {
-            if self.state[b as usize] != BlockState::Retired {
+            if self.blocks.state[b as usize] != BlockState::Retired {
                 n[self.flash.mode(b).index()] += 1;
             }
         }
@@ -469,12 +464,12 @@ impl Ftl {
 
     /// Block state.
     pub fn block_state(&self, block: u32) -> BlockState {
-        self.state[block as usize]
+        self.blocks.state[block as usize]
     }
 
     /// Valid units in a block.
     pub fn valid_units(&self, block: u32) -> u32 {
-        self.valid[block as usize]
+        self.blocks.valid[block as usize]
     }
 
     /// `geo.plane_of_block`, without a divide.

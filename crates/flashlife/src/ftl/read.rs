@@ -67,7 +67,7 @@ impl Ftl {
     /// programmed are served from the controller's buffer.
     pub(super) fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
         let (block, page) = self.div.pages_per_block.div_rem(key);
-        if page >= self.flash.next_page(block) && self.state[block as usize] == BlockState::Open {
+        if page >= self.flash.next_page(block) && self.blocks.state[block as usize] == BlockState::Open {
             self.counters.buffer_hits += 1;
             return ready;
         }

@@ -200,10 +200,10 @@ impl Ftl {
         self.map.claim(partner, UNMAPPED);
         let b = self.block_of(partner);
         self.note_page_invalid(b);
-        let old = self.valid[b as usize];
-        self.valid[b as usize] = old - 1;
+        let old = self.blocks.valid[b as usize];
+        self.blocks.valid[b as usize] = old - 1;
         let plane = self.geo.plane_of_block(b);
-        if self.state[b as usize] == BlockState::Full {
+        if self.blocks.state[b as usize] == BlockState::Full {
             self.victim.update(b, plane, old, old - 1);
         }
         self.pools[plane as usize].exhausted = false;
@@ -259,8 +259,8 @@ impl Ftl {
         debug_assert_eq!(self.map.slot(lpn), UNMAPPED);
         self.map.bind(lpn, s0);
         self.map.claim(s1, lpn);
-        self.valid[block0 as usize] += 1;
-        self.valid[block1 as usize] += 1;
+        self.blocks.valid[block0 as usize] += 1;
+        self.blocks.valid[block1 as usize] += 1;
         if let Some(sw) = self.sw.as_mut() {
             put(&mut sw.head, s0, true);
             put(&mut sw.tail, s1, true);
@@ -289,12 +289,12 @@ impl Ftl {
     /// Recycle a GC victim: no data moves, its invalid pages become second-write space.
     pub fn recycle_block(&mut self, block: u32) {
         let plane = self.geo.plane_of_block(block);
-        self.victim.remove(block, plane, self.valid[block as usize]);
-        self.state[block as usize] = BlockState::Held;
+        self.victim.remove(block, plane, self.blocks.valid[block as usize]);
+        self.blocks.state[block as usize] = BlockState::Held;
         if let Some(sw) = self.sw.as_mut() {
             sw.kind[block as usize] = BlockKind::Recycled;
             sw.recycled += 1;
-            sw.partition_valid += self.valid[block as usize] as u64;
+            sw.partition_valid += self.blocks.valid[block as usize] as u64;
             sw.counters.blocks_recycled += 1;
         }
     }
@@ -361,7 +361,7 @@ impl Ftl {
 
     /// Units `block` holds at its mode.
     pub fn block_capacity(&self, block: u32) -> u32 {
-        self.capacity[block as usize]
+        self.blocks.capacity[block as usize]
     }
 
     /// Free blocks a pool keeps for GC (host writes never take them).
@@ -370,7 +370,7 @@ impl Ftl {
     /// Clean a GC victim the baseline way: move its valid data as first writes, erase it.
     pub fn clean_victim(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
         self.counters.gc_victims += 1;
-        self.counters.gc_valid_moved += self.valid[block as usize] as u64;
+        self.counters.gc_valid_moved += self.blocks.valid[block as usize] as u64;
         self.clean(block, plane, ready, Cause::Gc)
     }
 }

@@ -60,7 +60,7 @@ impl Ftl {
         let mut least = [f64::INFINITY; CLASSES];
         let mut best: [Option<(f64, u32)>; CLASSES] = [None; CLASSES];
         for b in lo..lo + self.geo.blocks_per_plane {
-            let state = self.state[b as usize];
+            let state = self.blocks.state[b as usize];
             if state == BlockState::Retired {
                 continue;
             }

@@ -20,7 +20,7 @@ impl Ftl {
                 None => self.retire(block), // not one usable page left
             }
         };
-        self.state[block as usize] = BlockState::Open;
+        self.blocks.state[block as usize] = BlockState::Open;
         self.reads.on_open(block, ready);
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         self.pools[plane as usize].active[stream as usize] = Active { block, page, slot: 0, upp, ready: 0 };
@@ -47,7 +47,7 @@ impl Ftl {
         a.slot += 1;
         a.ready = a.ready.max(ready);
         self.map.bind(lpn, slot);
-        self.valid[block as usize] += 1;
+        self.blocks.valid[block as usize] += 1;
         self.counters.unit_programs.add(cause, 1);
         let a = self.pools[plane as usize].active[stream as usize];
         if a.slot < a.upp {
@@ -76,7 +76,7 @@ impl Ftl {
                     // Close the block and move everything it holds elsewhere.
                     FailureAction::RetireBlock => {
                         self.pools[plane as usize].active[stream as usize] = Active::CLOSED;
-                        self.state[a.block as usize] = BlockState::Cleaning;
+                        self.blocks.state[a.block as usize] = BlockState::Cleaning;
                         self.retire_queue.push((a.block, Some(a.page)));
                         return done;
                     }
@@ -105,10 +105,8 @@ impl Ftl {
     }
 
     pub(super) fn close_block(&mut self, block: u32, plane: u32) {
-        self.state[block as usize] = BlockState::Full;
-        self.seq += 1;
-        self.closed_seq[block as usize] = self.seq;
-        self.victim.insert(block, plane, self.valid[block as usize]);
+        self.blocks.close(block, BlockState::Full);
+        self.victim.insert(block, plane, self.blocks.valid[block as usize]);
     }
 
     /// The plane the next host first write goes to (the striping position).

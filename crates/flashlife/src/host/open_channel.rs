@@ -18,9 +18,9 @@ use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
-use crate::ftl::victim::{self, VictimPolicy, VictimView};
-use crate::ftl::GcWatermarks;
+use crate::ftl::victim::{self, VictimPolicy};
 use crate::ftl::{random_overwrites, Layout, Mapping, CHECK_EVERY, UNMAPPED};
+use crate::ftl::{BlockTable, GcWatermarks};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
 use crate::timing::Scheduler;
@@ -110,13 +110,10 @@ pub struct OpenChannel {
     logical_units: u32,
     /// Logical unit <-> slot, as the block FTL keeps them.
     map: Mapping,
-    valid: Vec<u32>,
-    capacity: Vec<u32>,
-    state: Vec<ChunkState>,
+    /// Valid and usable units, state and closing order per chunk (the block FTL's table).
+    blocks: BlockTable<ChunkState>,
     /// The device reported a failed program in this chunk: retire it when collected.
     failed: Vec<bool>,
-    closed_seq: Vec<u64>,
-    seq: u64,
     pus: Vec<Pu>,
     stripe: Vec<u32>,
     stripe_pos: usize,
@@ -192,12 +189,8 @@ impl OpenChannel {
             chunks_per_pu: cpp,
             logical_units: lay.logical_units,
             map: Mapping::new(lay.logical_units, slots),
-            valid: vec![0; chunks as usize],
-            capacity: vec![spc; chunks as usize],
-            state: vec![ChunkState::Free; chunks as usize],
+            blocks: BlockTable::new(chunks, spc, ChunkState::Free),
             failed: vec![false; chunks as usize],
-            closed_seq: vec![0; chunks as usize],
-            seq: 0,
             pus,
             stripe_pos: 0,
             victim,
@@ -264,9 +257,9 @@ impl OpenChannel {
     fn unmap_slot(&mut self, slot: u32) {
         self.map.claim(slot, UNMAPPED);
         let c = slot / self.spc;
-        let old = self.valid[c as usize];
-        self.valid[c as usize] = old - 1;
-        if self.state[c as usize] == ChunkState::Full {
+        let old = self.blocks.valid[c as usize];
+        self.blocks.valid[c as usize] = old - 1;
+        if self.blocks.state[c as usize] == ChunkState::Full {
             self.victim.update(c, self.pu_of(c), old, old - 1);
         }
     }
@@ -291,7 +284,7 @@ impl OpenChannel {
             return false;
         }
         let Some(chunk) = self.pus[pu as usize].free.pop_front() else { return false };
-        self.state[chunk as usize] = ChunkState::Open;
+        self.blocks.state[chunk as usize] = ChunkState::Open;
         self.pus[pu as usize].active[stream] = Active { chunk, page: 0, slot: 0, ready: 0 };
         true
     }
@@ -310,7 +303,7 @@ impl OpenChannel {
         let full = a.slot == self.upp;
         let c = a.chunk;
         self.map.bind(lpn, slot);
-        self.valid[c as usize] += 1;
+        self.blocks.valid[c as usize] += 1;
         Some((slot, full))
     }
 
@@ -337,10 +330,8 @@ impl OpenChannel {
     }
 
     fn close_chunk(&mut self, chunk: u32, pu: u32) {
-        self.state[chunk as usize] = ChunkState::Full;
-        self.seq += 1;
-        self.closed_seq[chunk as usize] = self.seq;
-        self.victim.insert(chunk, pu, self.valid[chunk as usize]);
+        self.blocks.close(chunk, ChunkState::Full);
+        self.victim.insert(chunk, pu, self.blocks.valid[chunk as usize]);
     }
 
     /// The device reported a failed program (OCSSD): close the chunk (retired when collected)
@@ -348,7 +339,7 @@ impl OpenChannel {
     fn rewrite_failed(&mut self, pu: u32, stream: usize, a: Active, cause: Cause) -> u64 {
         self.host_rewrites += 1;
         self.failed[a.chunk as usize] = true;
-        self.capacity[a.chunk as usize] = a.page * self.upp;
+        self.blocks.capacity[a.chunk as usize] = a.page * self.upp;
         self.pus[pu as usize].active[stream] = Active::CLOSED;
         let first = a.chunk * self.spc + a.page * self.upp;
         let mut moved = std::mem::take(&mut self.scratch);
@@ -445,7 +436,7 @@ impl OpenChannel {
     #[inline]
     fn in_host_memory(&self, slot: u32) -> bool {
         let c = slot / self.spc;
-        if self.state[c as usize] != ChunkState::Open {
+        if self.blocks.state[c as usize] != ChunkState::Open {
             return false;
         }
         let page = (slot % self.spc) / self.upp;
@@ -504,15 +495,10 @@ impl OpenChannel {
         let mut done = ready;
         let mut fruitless = 0;
         while self.pus[pu as usize].free.len() < target && self.death.is_none() {
-            let view = VictimView {
-                valid: &self.valid,
-                capacity: &self.capacity,
-                closed_seq: &self.closed_seq,
-                now_seq: self.seq,
-            };
+            let view = self.blocks.view();
             let Some(v) = self.victim.select(pu, &view, &mut |_| true) else { break };
-            let valid = self.valid[v as usize];
-            if valid >= self.capacity[v as usize] && !self.failed[v as usize] {
+            let valid = self.blocks.valid[v as usize];
+            if valid >= self.blocks.capacity[v as usize] && !self.failed[v as usize] {
                 fruitless += 1;
                 if self.victim.chooses_least_valid() || fruitless > self.chunks_per_pu {
                     break;
@@ -531,12 +517,12 @@ impl OpenChannel {
 
     /// Move a chunk's valid units to the GC stream and erase it (or retire a failed chunk).
     fn clean(&mut self, chunk: u32, pu: u32, ready: u64) -> u64 {
-        self.victim.remove(chunk, pu, self.valid[chunk as usize]);
-        self.state[chunk as usize] = ChunkState::Cleaning;
+        self.victim.remove(chunk, pu, self.blocks.valid[chunk as usize]);
+        self.blocks.state[chunk as usize] = ChunkState::Cleaning;
         let mut done = ready;
         let base = chunk * self.spc;
         for page in 0..self.ppb {
-            if self.valid[chunk as usize] == 0 {
+            if self.blocks.valid[chunk as usize] == 0 {
                 break;
             }
             let first = base + page * self.upp;
@@ -565,7 +551,7 @@ impl OpenChannel {
         }
         let (erased, status) = self.dev.erase(chunk, ready, Cause::Gc);
         if status == EraseStatus::Ok {
-            self.state[chunk as usize] = ChunkState::Free;
+            self.blocks.state[chunk as usize] = ChunkState::Free;
             self.pus[pu as usize].free.push_back(chunk);
         } else {
             self.retire(chunk, pu);
@@ -574,8 +560,8 @@ impl OpenChannel {
     }
 
     fn retire(&mut self, chunk: u32, _pu: u32) {
-        self.state[chunk as usize] = ChunkState::Retired;
-        self.capacity[chunk as usize] = 0;
+        self.blocks.state[chunk as usize] = ChunkState::Retired;
+        self.blocks.capacity[chunk as usize] = 0;
     }
 
     /// Move one unit (data in host memory) to the GC stream of `pu`, or of another unit.

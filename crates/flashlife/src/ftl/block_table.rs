@@ -1,0 +1,68 @@
+//! The block table: per block (or, in the open-channel host FTL, per chunk) its valid units,
+//! the units it can hold, its life-cycle state and when it was closed. Both FTLs keep their
+//! blocks in one, and GC victim policies read it (`view`).
+
+use super::victim::VictimView;
+
+/// Per-block bookkeeping, indexed by block (chunk) number. `S` is the FTL's own life-cycle
+/// state type.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct BlockTable<S> {
+    /// Valid mapping units in each block.
+    pub valid: Vec<u32>,
+    /// Units each block can hold (its bit mode and bad pages taken into account).
+    pub capacity: Vec<u32>,
+    pub state: Vec<S>,
+    /// The order blocks were closed in (`seq` when each was), for age-based victim policies.
+    pub closed_seq: Vec<u64>,
+    pub seq: u64,
+}
+
+impl<S: Copy> BlockTable<S> {
+    /// `blocks` blocks of `capacity` units each, all in `state`.
+    pub fn new(blocks: u32, capacity: u32, state: S) -> Self {
+        let n = blocks as usize;
+        BlockTable {
+            valid: vec![0; n],
+            capacity: vec![capacity; n],
+            state: vec![state; n],
+            closed_seq: vec![0; n],
+            seq: 0,
+        }
+    }
+
+    /// `block` was filled: it takes state `full` and the next place in closing order.
+    pub fn close(&mut self, block: u32, full: S) {
+        self.state[block as usize] = full;
+        self.seq += 1;
+        self.closed_seq[block as usize] = self.seq;
+    }
+
+    /// What a victim policy may look at.
+    pub fn view(&self) -> VictimView<'_> {
+        VictimView { valid: &self.valid, capacity: &self.capacity, closed_seq: &self.closed_seq, now_seq: self.seq }
+    }
+
+    /// Units of `block` that hold no valid data.
+    pub fn invalid(&self, block: u32) -> u32 {
+        self.capacity[block as usize].saturating_sub(self.valid[block as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_orders_blocks_and_the_view_shows_the_table() {
+        let mut t = BlockTable::new(4, 10, 'f');
+        t.valid[2] = 7;
+        t.close(2, 'F');
+        t.close(0, 'F');
+        assert_eq!((t.state[2], t.closed_seq[2], t.closed_seq[0], t.seq), ('F', 1, 2, 2));
+        assert_eq!(t.state[1], 'f');
+        assert_eq!(t.invalid(2), 3);
+        let v = t.view();
+        assert_eq!((v.valid[2], v.capacity[3], v.closed_seq[0], v.now_seq), (7, 10, 2, 2));
+    }
+}
