@@ -7,7 +7,7 @@
 //! cargo run --release -p flashlife --example ftpassd_traces -- [--quick] [--traces DIR]
 //!     [--time-scale X] [--seed N] [--blocks N] [--set key=value ...]
 //! ```
-//! `experiments/ftpassd/traces.sh` wraps it. Traces are read in place from
+//! `flashlife reproduce ftpassd` runs Figures 15-16 at queue depth 1 from Python. Traces are read in place from
 //! `<repo>/../shared/traces` unless `--traces` says otherwise.
 //!
 //! The drive is `ftpassd-paper` (Table 3: 2 x 4 chips, 1536-page blocks of 16 KiB pages,
