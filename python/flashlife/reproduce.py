@@ -256,7 +256,8 @@ def zombie_fig3(ctx: _Context) -> Section:
         "`zombie-synthetic-{tlc,mlc}` differ from `baseline-synthetic-*` in that key only); both run "
         "to death in fast-forward (`ftl.timing = false`: lifetime only, no latency).",
         "Lifetime = host bytes written until death; ratio = zombie / baseline at the same point.",
-        "The paper's early-switch pool is off (`zombie.early_switch = false`, the presets' choice; "
+        "Both drives are the presets' (usage-table GC, wear levelling as the preset's comment describes); "
+        "the paper's early-switch pool is off (`zombie.early_switch = false`, the presets' choice; "
         "docs/techniques/zombienand.md says why).",
     ]
     if ctx.quick:
