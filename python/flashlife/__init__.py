@@ -9,6 +9,7 @@ from . import plots
 from ._core import FlashlifeError, __version__
 from .api import Result, TraceStats, presets, resolve_config, resume, run, trace_stats
 from .compare import compare, compare_results
+from .reproduce import reproduce
 from .summary import flatten_summary
 from .sweep import load_grid, load_results, load_timeseries, sweep, sweep_from_file
 
@@ -25,6 +26,7 @@ __all__ = [
     "load_timeseries",
     "plots",
     "presets",
+    "reproduce",
     "resolve_config",
     "resume",
     "run",

@@ -318,6 +318,30 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import reproduce
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"flashlife reproduce: {msg}", file=sys.stderr, flush=True)
+
+    rep = reproduce(
+        args.paper,
+        scale=args.scale,
+        out_dir=args.out,
+        traces=args.traces,
+        overwrite=args.overwrite,
+        jobs=args.jobs,
+        log=log,
+    )
+    skipped = [f"{p.name}/{s.key}" for p in rep.papers for s in p.sections if s.skipped]
+    print(
+        f"wrote {rep.report} ({rep.seconds:.1f} s)"
+        + (f"; skipped (no traces): {', '.join(skipped)}" if skipped else "")
+    )
+    return 0
+
+
 def _cmd_trace_stats(args: argparse.Namespace) -> int:
     ts = trace_stats(args.path, format=args.format, overrides=list(args.sets))
     print(ts.stats_json if args.json else ts.text, end="" if ts.text.endswith("\n") else "\n")
@@ -424,6 +448,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--csv", action="store_true", help="print the table as CSV")
     p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser(
+        "reproduce", help="run a paper's experiments and write a report beside the paper's numbers"
+    )
+    p.add_argument("paper", choices=["zombienand", "reusable", "salvage", "ftpassd", "readrelax", "all"])
+    p.add_argument(
+        "--scale",
+        default="quick",
+        choices=["quick", "paper", "smoke"],
+        help="quick: CI size, under a minute a paper (default); paper: the papers' setups (long); "
+        "smoke: smaller still, for tests",
+    )
+    p.add_argument(
+        "--out", required=True, help="folder for report.md, figures/ and data/ (refused if not empty)"
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace the report, figures and data in --out")
+    p.add_argument(
+        "--traces",
+        help="folder of the traces (default: $FLASHLIFE_TRACES, else ../shared/traces); parts whose trace "
+        "is absent are skipped",
+    )
+    p.add_argument("--jobs", type=int, help="runs at a time (default 2)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("plot", help="draw a figure from sweep results or run folders")
     p.add_argument(

@@ -2,7 +2,7 @@
 //! scaled to 16 blocks per chip (the benchmarks touch only the first few chunks).
 //!
 //! `cargo run --release -p flashlife --example ftpassd_micro [-- --quick]` prints Markdown
-//! tables; `experiments/ftpassd/run.sh` wraps it.
+//! tables; `flashlife reproduce ftpassd` runs the same figures from the installed package.
 
 use flashlife::sim::RunOutput;
 use flashlife::techniques::ftpassd_bench::PeriodicWrites;

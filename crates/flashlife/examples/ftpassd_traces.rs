@@ -7,7 +7,7 @@
 //! cargo run --release -p flashlife --example ftpassd_traces -- [--quick] [--traces DIR]
 //!     [--time-scale X] [--seed N] [--blocks N] [--set key=value ...]
 //! ```
-//! `experiments/ftpassd/traces.sh` wraps it. Traces are read in place from
+//! `flashlife reproduce ftpassd` runs Figures 15-16 at queue depth 1 from Python. Traces are read in place from
 //! `<repo>/../shared/traces` unless `--traces` says otherwise.
 //!
 //! The drive is `ftpassd-paper` (Table 3: 2 x 4 chips, 1536-page blocks of 16 KiB pages,
@@ -86,6 +86,9 @@ fn run(o: &Opts, trace: &Path, policy: &str, buffer_kib: u64, time_scale: f64, f
         format!("open_channel.write_buffer_kib={buffer_kib}"),
         "ftl.integrity_oracle=true".into(),
         "workload.kind=trace".into(),
+        // The preset's Poisson arrivals (for its default synthetic workload) would re-time the
+        // trace: closed, so that its own timestamps are honoured.
+        "workload.arrival.process=closed".into(),
         format!("workload.trace.path={}", toml_string(trace)),
         format!("workload.trace.time_scale={time_scale}"),
         "run.until=end".into(),

@@ -1,4 +1,4 @@
-//! Read latency relaxation experiments (`experiments/readrelax/`).
+//! Read latency relaxation experiments (also `flashlife reproduce readrelax`, from configuration keys).
 //!
 //! ```text
 //! cargo run --release -p flashlife --example readrelax -- [--small] [longterm|fileserver|mix|all]

@@ -11,7 +11,7 @@
 //! `life_used` columns: `lifetime.life_used` at death, the mean erase count over the starting
 //! mode's rated cycles (the share of rated erases the drive used).
 //! `--small` is the CI grid (scaled endurance, smaller blocks); the default is the full grid
-//! on the paper's synthetic drive. `experiments/zombie/run.sh` wraps both.
+//! on the paper's synthetic drive. `flashlife reproduce zombienand` runs the same grids from Python.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

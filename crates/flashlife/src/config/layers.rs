@@ -36,11 +36,23 @@ fn default_tree() -> Table {
     }
 }
 
+/// The keys a layer may set: the defaults' tree plus the sections a resolved configuration
+/// leaves out while they hold their defaults (`workload.periodic`).
+fn schema(tree: &Table) -> Table {
+    let mut schema = tree.clone();
+    if let (Some(Value::Table(w)), Ok(p)) =
+        (schema.get_mut("workload"), Value::try_from(crate::workload::PeriodicConfig::default()))
+    {
+        w.insert("periodic".into(), p);
+    }
+    schema
+}
+
 impl ConfigBuilder {
     /// Start from the documented defaults.
     pub fn new() -> Self {
         let tree = default_tree();
-        ConfigBuilder { schema: tree.clone(), tree }
+        ConfigBuilder { schema: schema(&tree), tree }
     }
 
     /// Merge a named preset.

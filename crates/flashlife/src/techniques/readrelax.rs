@@ -5,7 +5,8 @@
 //! `ftl::read_model`; this module provides [`PoissonRandom`], an open-loop generator of
 //! low-rate random requests with Poisson arrivals (months of simulated time pass in seconds:
 //! idle gaps are simulated, not waited for), optionally skewed to a hot region, for the
-//! experiments in `experiments/readrelax/` and the tests. Run it with
+//! Rust example `readrelax` and the tests (`flashlife reproduce readrelax` builds the same
+//! workloads from configuration keys: a `mix` of a read and a write part, Poisson arrivals). Run it with
 //! [`crate::Simulator::with_workload`] and [`crate::Simulator::set_open_loop`].
 
 use rand::Rng;

@@ -11,10 +11,12 @@
 //! - [`shaping`]: adapters over any workload (loop replay, address folding, time scaling,
 //!   read/write filters, arrival processes);
 //! - `synthetic`: generators (uniform, Zipf, hot/cold, sequential, weighted mixes);
+//! - [`periodic`]: fixed-size write commands at a fixed interval (FT-PASSD's micro-benchmarks);
 //! - [`tracestats`]: one-pass trace statistics ([`tracestats::trace_stats`]).
 //!
 //! User documentation: `docs/workloads.md`.
 
+pub mod periodic;
 pub mod shaping;
 mod synthetic;
 pub mod trace;
@@ -25,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 pub use crate::host::request::{HostRequest, IoKind};
+pub use periodic::{PeriodicConfig, PeriodicWrites};
 pub use synthetic::{Mix, Permutation, Synthetic};
 pub use trace::{TraceCounters, TraceFormat, TraceReader};
 pub use tracestats::{trace_stats, workload_stats, TraceStats};
@@ -76,6 +79,7 @@ choice! {
         Sequential = "sequential",
         Mix = "mix",
         Trace = "trace",
+        Periodic = "periodic",
     }
 }
 
@@ -119,8 +123,9 @@ choice! {
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadConfig {
     /// Generator or source: `uniform` (uniform random addresses), `zipf`, `hotcold`,
-    /// `sequential`, `mix` (weighted mix of the `mix` parts) or `trace` (replay
-    /// `trace.path`).
+    /// `sequential`, `mix` (weighted mix of the `mix` parts), `trace` (replay
+    /// `trace.path`) or `periodic` (write commands of `request_size` bytes every
+    /// `periodic.interval_ns`, at consecutive addresses).
     pub kind: WorkloadKind,
     /// Fraction of requests that are reads, 0..=1 (synthetic kinds).
     pub read_ratio: f64,
@@ -144,6 +149,10 @@ pub struct WorkloadConfig {
     pub mix: Vec<WorkloadConfig>,
     /// Trace replay parameters (`kind = "trace"`).
     pub trace: TraceConfig,
+    /// Periodic commands' timing (`kind = "periodic"`); left out of a resolved configuration
+    /// while at its defaults.
+    #[serde(skip_serializing_if = "PeriodicConfig::is_default")]
+    pub periodic: PeriodicConfig,
 }
 
 impl Default for WorkloadConfig {
@@ -161,6 +170,7 @@ impl Default for WorkloadConfig {
             arrival: ArrivalConfig::default(),
             mix: Vec::new(),
             trace: TraceConfig::default(),
+            periodic: PeriodicConfig::default(),
         }
     }
 }
@@ -311,16 +321,18 @@ impl WorkloadConfig {
     }
 
     /// True when requests' `arrival_ns` must be honoured (open loop): traces replayed with
-    /// `trace.timestamps = "honour"`, and the `poisson` and `bursty` arrival processes.
+    /// `trace.timestamps = "honour"`, `periodic` commands, and the `poisson` and `bursty`
+    /// arrival processes.
     /// False for closed loop, where the host keeps `host.queue_depth` requests outstanding.
     pub fn open_loop(&self) -> bool {
         self.arrival.process != ArrivalProcess::Closed
+            || self.kind == WorkloadKind::Periodic
             || (self.kind == WorkloadKind::Trace && self.trace.timestamps == Timestamps::Honour)
     }
 
     fn validate_at(&self, prefix: &str, top: bool) -> Result<()> {
         let k = |name: &str| format!("{prefix}.{name}");
-        if !top && matches!(self.kind, WorkloadKind::Mix | WorkloadKind::Trace) {
+        if !top && matches!(self.kind, WorkloadKind::Mix | WorkloadKind::Trace | WorkloadKind::Periodic) {
             return Err(Error::config(
                 k("kind"),
                 self.kind,
@@ -376,6 +388,32 @@ impl WorkloadConfig {
             if self.kind == WorkloadKind::Trace && self.trace.path.is_empty() {
                 return Err(Error::config(k("trace.path"), "\"\"", "the path of a trace file"));
             }
+            if self.kind == WorkloadKind::Periodic {
+                if self.periodic.interval_ns == 0 {
+                    return Err(Error::config(k("periodic.interval_ns"), 0, "an interval > 0 ns"));
+                }
+                if self.arrival.process != ArrivalProcess::Closed {
+                    return Err(Error::config(
+                        k("arrival.process"),
+                        self.arrival.process,
+                        "closed with kind = \"periodic\" (its commands arrive every periodic.interval_ns)",
+                    ));
+                }
+                if self.read_ratio != 0.0 {
+                    return Err(Error::config(
+                        k("read_ratio"),
+                        self.read_ratio,
+                        "0 with kind = \"periodic\" (write commands only)",
+                    ));
+                }
+                if !self.sizes.is_empty() {
+                    return Err(Error::config(
+                        k("sizes"),
+                        format!("{:?}", self.sizes),
+                        "empty with kind = \"periodic\" (one size: request_size)",
+                    ));
+                }
+            }
             if self.kind == WorkloadKind::Mix {
                 if self.mix.is_empty() {
                     return Err(Error::config(k("mix"), "[]", "at least one part ([[workload.mix]] tables)"));
@@ -401,6 +439,10 @@ pub fn build(cfg: &WorkloadConfig, ctx: &WorkloadContext) -> Result<Box<dyn Work
     let base: Box<dyn Workload> = match cfg.kind {
         WorkloadKind::Trace => shaping::build_trace(&cfg.trace, ctx)?,
         WorkloadKind::Mix => Box::new(synthetic::Mix::new(cfg, ctx)?),
+        WorkloadKind::Periodic => {
+            let size = if cfg.request_size == 0 { ctx.unit_bytes } else { cfg.request_size };
+            Box::new(PeriodicWrites::new(size, cfg.periodic.interval_ns, ctx.logical_bytes)?)
+        }
         _ => Box::new(Synthetic::new(cfg, ctx, ctx.seed)?),
     };
     if cfg.arrival.process == ArrivalProcess::Closed {

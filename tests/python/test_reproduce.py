@@ -1,0 +1,147 @@
+"""`flashlife reproduce`: every paper end to end at the smoke scale, from the installed package.
+
+One module-scoped run of `reproduce("all", scale="smoke")` (about half a minute on two cores)
+feeds the per-paper checks: the report holds each section's table with the rows it claims, the
+figures exist, the numbers are numbers. The command line is checked on FT-PASSD (seconds):
+report and figures written, refusal to overwrite, `--overwrite`, absent traces skipped with a
+message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+import flashlife
+from flashlife.cli import main
+from flashlife.reproduce import PAPERS, Reproduction, Section
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACES = ROOT.parent / "shared" / "traces"
+
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def everything(tmp_path_factory: pytest.TempPathFactory) -> Reproduction:
+    out = tmp_path_factory.mktemp("reproduce") / "all"
+    return flashlife.reproduce("all", scale="smoke", out_dir=out, traces=TRACES)
+
+
+def _tables(report: str) -> dict[str, list[list[str]]]:
+    """Each section's first table after its 'Ours:' line, by the section's title."""
+    out: dict[str, list[list[str]]] = {}
+    title = None
+    lines = report.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("### "):
+            title = line[4:]
+        if line == "Ours:" and title is not None:
+            rows = []
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip("|").split("|")])
+            out[title] = rows[2:]  # past the header and the rule
+    return out
+
+
+def _check_section(rep: Reproduction, paper: str, key: str, expected_rows: int) -> Section:
+    s = rep.section(paper, key)
+    assert s.skipped is None, s.skipped
+    assert len(s.rows) == expected_rows, [r[:3] for r in s.rows]
+    table = _tables(rep.report.read_text())[s.title]
+    assert table == s.rows, "the report's table is the section's rows"
+    assert all(len(r) == len(s.columns) for r in s.rows)
+    assert s.paper and s.setup, "the paper's numbers and the setup differences are named"
+    assert s.figure is not None and (rep.out_dir / s.figure).stat().st_size > 1000
+    # Numbers, not placeholders: at least one finite number in every row.
+    for r in s.rows:
+        assert any(re.search(r"\d", c) for c in r[1:]), r
+    return s
+
+
+def test_report_and_files(everything: Reproduction) -> None:
+    text = everything.report.read_text()
+    for name in PAPERS:
+        assert f"## {name}: " in text
+    assert "Paper:" in text and "Setup differences:" in text and "26.3%" in text
+    assert (everything.out_dir / "data" / "salvage").is_dir()
+    # Every section's figure is linked from the report.
+    for p in everything.papers:
+        for s in p.sections:
+            if s.figure:
+                assert f"]({s.figure})" in text
+
+
+def test_zombienand_tables(everything: Reproduction) -> None:
+    s = _check_section(everything, "zombienand", "fig3", 2 * 2)  # 2 modes x 2 reserves (smoke)
+    ratios = [d["ratio"] for d in s.data]
+    assert len(ratios) == 2 * 2 * 2 and all(r >= 0.99 for r in ratios)
+    if (TRACES / "umass/Financial1-first10k.ascii").is_file():
+        s = _check_section(everything, "zombienand", "fig5", 1)  # Fin1, TLC, 30% reserve
+        assert s.data[0]["ratio"] > 0
+
+
+def test_reusable_tables(everything: Reproduction) -> None:
+    s = _check_section(everything, "reusable", "fig7_8", 1)  # zipf(2) at op 28% (smoke)
+    assert 0 < s.data[0]["rel_erasures"] < 1  # fewer erasures: the technique at work
+
+
+def test_salvage_tables(everything: Reproduction) -> None:
+    s = _check_section(everything, "salvage", "fig4", 2)  # two RBERs, synthetic mix (smoke)
+    lo, hi = s.data
+    assert lo["rber"] < hi["rber"] and hi["bb_base"] > lo["bb_base"]
+    assert 0 < hi["expected_bad_block_ratio"] < 0.05
+
+
+def test_ftpassd_tables(everything: Reproduction) -> None:
+    _check_section(everything, "ftpassd", "fig14", 2 * 2 * 3)  # workloads x buffers x policies
+    _check_section(everything, "ftpassd", "fig13", 2 * 2 + 1)  # policies x buffers + copy time
+    if (TRACES / "msr/wdev_1.csv").is_file():
+        s = _check_section(everything, "ftpassd", "fig15", 3)
+        assert all(math.isfinite(d["mean_vs_ocssd"]) for d in s.data)
+
+
+def test_readrelax_tables(everything: Reproduction) -> None:
+    s = _check_section(everything, "readrelax", "longterm", 3)
+    assert {d["policy"] for d in s.data} == {"none", "read_count", "error_based"}
+    s = _check_section(everything, "readrelax", "hints", 4)  # file server only (smoke)
+    assert s.data[0]["policy"].startswith("aggressive")
+
+
+def test_cli_writes_refuses_and_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ft"
+    empty = tmp_path / "no-traces"
+    empty.mkdir()
+    args = ["reproduce", "ftpassd", "--scale", "smoke", "--out", str(out), "--traces", str(empty), "-q"]
+    assert main(args) == 0
+    report = (out / "report.md").read_text()
+    assert (out / "figures" / "ftpassd_fig14.png").is_file()
+    assert "| partial 1 MiB | 256 KiB | OCSSD |" in report
+    # No traces: the trace figure is skipped with a message, the rest ran.
+    assert "**Skipped:** no trace found under" in report
+    assert "skipped (no traces): ftpassd/fig15" in capsys.readouterr().out
+    # A second run into the same folder is refused, and nothing changes.
+    before = (out / "report.md").stat().st_mtime_ns
+    assert main(args) == 2
+    assert "is not empty" in capsys.readouterr().err
+    assert (out / "report.md").stat().st_mtime_ns == before
+    with pytest.raises(flashlife.FlashlifeError, match="--overwrite"):
+        flashlife.reproduce("ftpassd", scale="smoke", out_dir=out, traces=empty)
+    # --overwrite replaces our outputs and leaves other files alone.
+    (out / "notes.txt").write_text("mine")
+    assert main([*args, "--overwrite"]) == 0
+    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "report.md").stat().st_mtime_ns != before
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="paper must be one of"):
+        flashlife.reproduce("nope", out_dir=tmp_path / "x")
+    with pytest.raises(ValueError, match="scale must be one of"):
+        flashlife.reproduce("salvage", scale="huge", out_dir=tmp_path / "x")
+    assert not (tmp_path / "x").exists()
