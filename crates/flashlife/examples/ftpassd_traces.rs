@@ -86,9 +86,6 @@ fn run(o: &Opts, trace: &Path, policy: &str, buffer_kib: u64, time_scale: f64, f
         format!("open_channel.write_buffer_kib={buffer_kib}"),
         "ftl.integrity_oracle=true".into(),
         "workload.kind=trace".into(),
-        // The preset's Poisson arrivals (for its default synthetic workload) would re-time the
-        // trace: closed, so that its own timestamps are honoured.
-        "workload.arrival.process=closed".into(),
         format!("workload.trace.path={}", toml_string(trace)),
         format!("workload.trace.time_scale={time_scale}"),
         "run.until=end".into(),

@@ -67,3 +67,23 @@ fn a_closed_loop_has_no_host_queue_wait() {
     assert_eq!(s.latency_us, s.device_time_us);
     assert_eq!(s.throughput.offered_iops, None);
 }
+
+/// `host.arrivals = "timestamps"` asks for arrival times a closed-loop generator does not
+/// have: the run is closed loop (not every request arriving at time 0), and says so.
+#[test]
+fn timestamps_without_arrival_times_run_closed_loop_and_say_so() {
+    let sets =
+        ["host.arrivals=\"timestamps\"", "host.queue_depth=1", "run.until=\"requests:3000\"", "run.progress=\"off\""];
+    let s = common::run(&sets).summary;
+    assert!(s.host_queue_wait_us.max <= 0.001, "{:?}", s.host_queue_wait_us);
+    assert_eq!(s.throughput.offered_iops, None);
+    assert!(s
+        .run
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("host.arrivals = \"timestamps\", but the workload has no arrival times")));
+    // The same workload with arrival times is open loop, without the warning.
+    let s = common::run(&[&sets[..], &["workload.arrival.process=\"poisson\""]].concat()).summary;
+    assert!(s.throughput.offered_iops.is_some());
+    assert!(!s.run.warnings.iter().any(|w| w.starts_with("host.arrivals")), "{:?}", s.run.warnings);
+}

@@ -159,18 +159,39 @@ struct CheckpointRef<'a> {
     drive: &'a dyn Drive,
 }
 
+/// Why a configured workload runs closed loop although `host.arrivals = "timestamps"` asks for
+/// arrival times: a synthetic generator without an arrival process has none (its requests
+/// would all arrive at time 0). `None` when the workload has arrival times, or is a trace (whose
+/// `workload.trace.timestamps` decides). A workload built in code (`with_workload`) carries
+/// its own, and `host.arrivals` applies to it as it is.
+fn untimed_workload(cfg: &Config) -> Option<String> {
+    let untimed = cfg.host.arrivals == crate::config::Arrivals::Timestamps
+        && cfg.workload.kind != workload::WorkloadKind::Trace
+        && !cfg.workload.open_loop();
+    untimed.then(|| {
+        "host.arrivals = \"timestamps\", but the workload has no arrival times (a synthetic generator with \
+         workload.arrival.process = \"closed\"): it ran closed loop at host.queue_depth; set workload.arrival.process \
+         (poisson, bursty) for an open-loop run"
+            .to_string()
+    })
+}
+
 impl Simulator {
     /// Build the drive and the configured workload.
     pub fn new(cfg: Config) -> Result<Simulator> {
-        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
-        Simulator::with_workload(cfg, wl)
+        Simulator::new_cancellable(cfg, None)
     }
 
     /// Build the drive and the configured workload; `cancel` becoming true stops the
     /// preconditioning (an [`Error::Interrupted`]) and, later, the run.
     pub fn new_cancellable(cfg: Config, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
         let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
-        Simulator::build(cfg, wl, cancel)
+        let mut sim = Simulator::build(cfg, wl, cancel)?;
+        if let Some(why) = untimed_workload(&sim.cfg) {
+            sim.open_loop = Some(false);
+            sim.state.warnings.push(why);
+        }
+        Ok(sim)
     }
 
     /// Build the drive with a workload made elsewhere.
@@ -243,6 +264,7 @@ impl Simulator {
                 });
             }
         }
+        let open_loop = untimed_workload(&cfg).map(|_| false);
         Ok(Simulator {
             cfg,
             ftl: data.drive,
@@ -251,8 +273,8 @@ impl Simulator {
             interrupt_after: None,
             crash_after: None,
             checkpoint_path: Some(path.to_path_buf()),
+            open_loop,
             state: data.state,
-            open_loop: None,
             progress: None,
             remove_checkpoint_at_end: true,
         })
