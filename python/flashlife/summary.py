@@ -106,6 +106,8 @@ class Gc(TypedDict):
 
     victims: int
     valid_units_moved: int
+    #: Of those, the units moved in idle windows (background GC in open-loop replay).
+    valid_units_moved_idle: int
     #: None (null) when there was no victim.
     mean_valid_per_victim: float | None
 

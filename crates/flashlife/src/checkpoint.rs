@@ -37,7 +37,8 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 
 /// Bumped whenever the header layout, or the run state's layout within one flashlife
 /// version, changes (2: the run's warnings; 3: the drive's timing is a scheduler object; 4:
-/// device time and host queue wait beside response time; 5: the FTLs' block tables).
+/// device time and host queue wait beside response time; 5: the FTLs' block tables, GC moves
+/// in idle windows).
 pub const FORMAT_VERSION: u32 = 5;
 
 /// The flashlife version whose state layout a payload uses.

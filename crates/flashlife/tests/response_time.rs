@@ -87,3 +87,16 @@ fn timestamps_without_arrival_times_run_closed_loop_and_say_so() {
     assert!(s.throughput.offered_iops.is_some());
     assert!(!s.run.warnings.iter().any(|w| w.starts_with("host.arrivals")), "{:?}", s.run.warnings);
 }
+
+/// GC work in idle windows is counted apart from GC that host writes waited for: a read-only
+/// open-loop stream on a steady-state drive moves data only in idle windows (repaying the
+/// preconditioning's debt), a closed loop never has one.
+#[test]
+fn background_gc_is_counted_apart() {
+    let s = poisson(200, 32, 1.0, &[]).summary;
+    assert!(s.gc.valid_units_moved > 0, "{:?}", s.gc);
+    assert_eq!(s.gc.valid_units_moved_idle, s.gc.valid_units_moved, "{:?}", s.gc);
+    let s = common::run(&["run.until=\"requests:20000\"", "run.progress=\"off\""]).summary;
+    assert!(s.gc.valid_units_moved > 0, "{:?}", s.gc);
+    assert_eq!(s.gc.valid_units_moved_idle, 0, "{:?}", s.gc);
+}

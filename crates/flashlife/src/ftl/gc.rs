@@ -191,6 +191,7 @@ impl Ftl {
         if !self.background_gc {
             return;
         }
+        let moved = self.counters.gc_valid_moved;
         for plane in 0..self.geo.planes() {
             let die = self.geo.die_of_plane(plane);
             loop {
@@ -206,6 +207,7 @@ impl Ftl {
                 }
             }
         }
+        self.counters.gc_valid_moved_idle += self.counters.gc_valid_moved - moved;
         self.settle(from);
     }
 }

@@ -144,6 +144,7 @@ pub(super) fn report(
         gc: GcSummary {
             victims: c.gc_victims,
             valid_units_moved: c.gc_valid_moved,
+            valid_units_moved_idle: c.gc_valid_moved_idle,
             mean_valid_per_victim: if c.gc_victims == 0 {
                 f64::NAN
             } else {

@@ -116,6 +116,8 @@ pub struct FlashCounters {
     /// GC victims cleaned and the valid units they held.
     pub gc_victims: u64,
     pub gc_valid_moved: u64,
+    /// Of those, the units moved by background GC in idle windows (open-loop replay).
+    pub gc_valid_moved_idle: u64,
     /// Read-retry steps (extra sensings and transfers), by the cause of the read.
     pub read_retries: ByCause,
     /// Page reads that even the last retry step could not correct.

@@ -86,6 +86,9 @@ pub struct FlashSummary {
 pub struct GcSummary {
     pub victims: u64,
     pub valid_units_moved: u64,
+    /// Of `valid_units_moved`, those moved in idle windows (background GC, open-loop replay
+    /// with `gc.background`); the rest were moved while host writes waited for space.
+    pub valid_units_moved_idle: u64,
     pub mean_valid_per_victim: f64,
 }
 
