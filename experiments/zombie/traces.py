@@ -30,22 +30,14 @@ from pathlib import Path
 import pandas as pd
 
 import flashlife
+from flashlife.reproduce import ZOMBIE_TRACES
 
 HERE = Path(__file__).resolve().parent
 TRACES = HERE.parent.parent.parent / "shared" / "traces"
 
-# (label, path under shared/traces). Paper Table III used UMass Financial/WebSearch and SNIA
-# (MSR) traces; these are the ones on this machine.
-ALL = [
-    ("Fin1", "umass/Financial1-first10k.ascii"),
-    ("TPC-C", "mqsim/tpcc-small.trace"),
-    ("hm_0", "msr/hm_0-window.csv"),
-    ("rsrch_1", "msr/rsrch_1.csv"),
-    ("wdev_1", "msr/wdev_1.csv"),
-    ("web_0", "msr/web_0-first100k.csv.gz"),
-    ("CloudPhysics", "cloudphysics/cloudPhysicsIO.csv"),
-    ("hadoop", "blkparse/hadoop-blktrace.txt"),
-]
+# (label, path under shared/traces): the traces `flashlife reproduce zombienand` uses. Paper
+# Table III used UMass Financial/WebSearch and SNIA (MSR) traces; these are the ones here.
+ALL = ZOMBIE_TRACES
 # WebSearch (mqsim/wsrch-small.trace) is left out: it has no writes, so no drive ever dies.
 QUICK = ["Fin1", "TPC-C", "hm_0"]
 
