@@ -34,13 +34,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import flashlife
+from flashlife.reproduce import TLC_3D
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TRACE = ROOT.parent / "shared" / "traces" / "mqsim" / "wsrch-small.trace"
 
 # `tlc-3d` RBER set (crates/flashlife/src/flash/rber.rs, PowerLawParams::tlc_3d); gamma is
 # scaled by the read sampling.
-TLC_3D = dict(epsilon=1.0e-5, alpha=3.33e-11, k=2.0, beta=5.23e-9, m=1.0, n=0.5, gamma=9.0e-13, p=1.0, q=1.0)
 
 
 def drive(quick: bool, sampling: float) -> dict:

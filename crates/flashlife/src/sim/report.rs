@@ -78,14 +78,6 @@ pub(super) fn report(
         mut warnings,
         ..
     } = state;
-    warnings.extend(explain(&cfg, &lat_read.summary(), &lat_write.summary(), drive.counters().gc_victims, &host));
-    warnings.extend(explain_overload(&wait.summary(), &dev_read, &dev_write, cfg.host.queue_depth));
-    let c = drive.counters();
-    warnings.extend(explain_debt(gc_debt_units, c.host_unit_writes, c.unit_programs.get(Cause::Gc)));
-    if let Some(bits) = &touched {
-        let units = bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
-        warnings.extend(explain_footprint(units, drive.logical_units() as u64, drive.unit_bytes()));
-    }
     // "All" is the union of reads and writes: merged once here rather than recorded per request.
     let mut lat_all = LatencyHistogram::new();
     lat_all.add(&lat_read);
@@ -93,6 +85,17 @@ pub(super) fn report(
     let mut dev_all = LatencyHistogram::new();
     dev_all.add(&dev_read);
     dev_all.add(&dev_write);
+    let latency_us = LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() };
+    let device_time_us = LatencySet { read: dev_read.summary(), write: dev_write.summary(), all: dev_all.summary() };
+    let host_queue_wait_us = wait.summary();
+    let c = drive.counters();
+    warnings.extend(explain(&cfg, &latency_us.read, &latency_us.write, c.gc_victims, &host));
+    warnings.extend(explain_overload(&host_queue_wait_us, &device_time_us.all, cfg.host.queue_depth));
+    warnings.extend(explain_debt(gc_debt_units, c.host_unit_writes, c.unit_programs.get(Cause::Gc)));
+    if let Some(bits) = &touched {
+        let units = bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+        warnings.extend(explain_footprint(units, drive.logical_units() as u64, drive.unit_bytes()));
+    }
     // Requests over the span of their arrivals; undefined for one arrival or one instant.
     let offered_iops = first_arrival.map(|first| {
         let span = last_arrival.saturating_sub(first) as f64 / 1e9;
@@ -151,9 +154,9 @@ pub(super) fn report(
                 c.gc_valid_moved as f64 / c.gc_victims as f64
             },
         },
-        latency_us: LatencySet { read: lat_read.summary(), write: lat_write.summary(), all: lat_all.summary() },
-        device_time_us: LatencySet { read: dev_read.summary(), write: dev_write.summary(), all: dev_all.summary() },
-        host_queue_wait_us: wait.summary(),
+        latency_us,
+        device_time_us,
+        host_queue_wait_us,
         throughput: Throughput {
             // No simulated time (fast-forward): a rate is undefined, not zero.
             iops: if secs > 0.0 { requests as f64 / secs } else { f64::NAN },
@@ -309,14 +312,9 @@ fn explain(
 /// beyond what the drive sustains at this queue depth, so response times measure the backlog.
 fn explain_overload(
     wait: &crate::stats::latency::LatencySummary,
-    dev_read: &LatencyHistogram,
-    dev_write: &LatencyHistogram,
+    device: &crate::stats::latency::LatencySummary,
     queue_depth: u32,
 ) -> Option<String> {
-    let mut device = LatencyHistogram::new();
-    device.add(dev_read);
-    device.add(dev_write);
-    let device = device.summary();
     // The histogram floors values at 1 ns: "waited" means at least a microsecond.
     (wait.count >= 1000 && wait.p50 >= 1.0).then(|| {
         format!(

@@ -204,7 +204,9 @@ impl ReusableSsd {
         if self.sequential {
             ([tx(a, pa, unit), tx(b, pb, unit)], 2)
         } else {
-            ([tx(a, pa, 2 * unit), tx(b, pb, 2 * unit)], 1)
+            // One multi-plane operation, addressed by its first page.
+            let both = tx(a, pa, 2 * unit);
+            ([both, both], 1)
         }
     }
 
