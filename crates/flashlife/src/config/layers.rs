@@ -14,6 +14,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "flash.capacity_on_drop",
     "ftl.allocation",
     "wear_leveling.measure",
+    "timing",
 ];
 
 /// Builds a [`Config`] from layers.

@@ -10,6 +10,7 @@ mod choices;
 mod layers;
 pub mod presets;
 pub mod reliability;
+mod timing;
 mod zombie;
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,7 @@ pub use choices::{
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
     SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
+pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
 pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.
@@ -49,6 +51,9 @@ pub struct Config {
     pub reusable: ReusableConfig,
     pub reliability: ReliabilityConfig,
     pub zombie: ZombieConfig,
+    /// `[timing]`: the scheduler. Left out of a written configuration at its default.
+    #[serde(skip_serializing_if = "TimingConfig::is_default")]
+    pub timing: TimingConfig,
 }
 
 impl Default for Config {
@@ -70,6 +75,7 @@ impl Default for Config {
             reusable: ReusableConfig::default(),
             reliability: ReliabilityConfig::default(),
             zombie: ZombieConfig::default(),
+            timing: TimingConfig::default(),
         }
     }
 }
@@ -953,6 +959,7 @@ impl Config {
         }
         self.workload.validate()?;
         self.zombie.validate()?;
+        self.timing.validate()?;
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         self.run.checkpoint_interval(1 << 40)?;
@@ -961,6 +968,13 @@ impl Config {
                 "run.checkpoint_every",
                 &self.run.checkpoint_every,
                 "a byte count (simulated time stands still when ftl.timing is off)",
+            ));
+        }
+        if self.timing.scheduler == SchedulerKind::Queued && self.run.checkpoint_interval(1 << 40)?.is_some() {
+            return Err(Error::config(
+                "run.checkpoint_every",
+                &self.run.checkpoint_every,
+                "no periodic checkpoints with timing.scheduler = \"queued\" (its state is not checkpointed yet; use \"reservation\" for resumable runs)",
             ));
         }
         self.run.memory_limit()?;

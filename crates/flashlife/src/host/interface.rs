@@ -23,6 +23,7 @@ pub trait Drive: Send {
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
     /// The scheduler timing the drive's work.
     fn scheduler(&self) -> &dyn Scheduler;
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler;
     /// Fill and overwrite in fast-forward, checking `stop` every few thousand writes;
     /// returns false if it stopped early.
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool;
@@ -80,6 +81,9 @@ impl Drive for Ftl {
     }
     fn scheduler(&self) -> &dyn Scheduler {
         self.sched.as_ref()
+    }
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler {
+        self.sched.as_mut()
     }
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         Ftl::precondition_until(self, fill, drive_writes, seed, stop)
@@ -164,6 +168,9 @@ impl Drive for OpenChannel {
     }
     fn scheduler(&self) -> &dyn Scheduler {
         self.dev.core.sched.as_ref()
+    }
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler {
+        self.dev.core.sched.as_mut()
     }
     fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
         OpenChannel::precondition(self, fill, drive_writes, seed, stop)

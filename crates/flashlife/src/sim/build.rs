@@ -1,7 +1,7 @@
 //! From a configuration to the parts of a simulated drive: flash array, scheduler, FTL (or
 //! open-channel host FTL and device), with the techniques the configuration turns on.
 
-use crate::config::{Config, FailureSource, Interface, WearModelKind};
+use crate::config::{Config, FailureSource, Interface, QueuePolicy, SchedulerKind, WearModelKind};
 use crate::error::Result;
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::oxide::OxideWear;
@@ -14,7 +14,8 @@ use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
 use crate::techniques;
-use crate::timing::{Reservation, Scheduler};
+use crate::timing::queued::{Fifo, GcRatio, Policy, Priority};
+use crate::timing::{Queued, QueuedParams, QueuedScheduler, Reservation, Scheduler, Suspension};
 use crate::workload::WorkloadContext;
 
 /// The flash array a configuration describes: geometry, wear model, failure model.
@@ -56,7 +57,45 @@ pub fn build_flash(cfg: &Config) -> Result<FlashArray> {
 /// and links, with the array's operation times.
 pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Scheduler> {
     let geo = &flash.geo;
-    let die_channel = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
+    let die_channel: Vec<u32> = (0..geo.dies()).map(|d| geo.channel_of_die(d)).collect();
+    let t = &cfg.timing;
+    if t.scheduler == SchedulerKind::Queued {
+        let us = |v: f64| (v * 1000.0).round() as u64;
+        let suspension = t.suspension.then_some(Suspension {
+            program_suspend_ns: us(t.program_suspend_us),
+            program_resume_ns: us(t.program_resume_us),
+            erase_suspend_ns: us(t.erase_suspend_us),
+            erase_resume_ns: us(t.erase_resume_us),
+            program_min_remaining_ns: us(t.program_min_remaining_us),
+            erase_min_remaining_ns: us(t.erase_min_remaining_us),
+            max_per_operation: t.max_suspensions,
+            reads_per_suspension: t.reads_per_suspension,
+        });
+        let policy: Box<dyn Policy> = match t.policy {
+            QueuePolicy::Fifo => Box::new(Fifo),
+            QueuePolicy::Priority => Box::new(Priority {
+                gc_ratio: (t.gc_ratio.len() == 2).then(|| GcRatio { background: t.gc_ratio[0], host: t.gc_ratio[1] }),
+            }),
+        };
+        let params = QueuedParams {
+            link_mb_per_s: cfg.host.link_mb_per_s,
+            command_overhead_us: cfg.host.command_overhead_us,
+            channel_mb_per_s: cfg.flash.channel_mb_per_s,
+            channels: geo.channels,
+            die_channel,
+            suspension,
+        };
+        let engine = Queued::new(flash.times().clone(), params, policy);
+        let lag_limit = t.hard_threshold_erases.saturating_mul(cfg.geometry.planes);
+        return Box::new(QueuedScheduler::new(
+            engine,
+            geo.blocks(),
+            geo.dies(),
+            cfg.ftl.timing,
+            t.suspension,
+            lag_limit,
+        ));
+    }
     Box::new(Reservation::new(
         flash.times().clone(),
         cfg.ftl.timing,

@@ -10,9 +10,11 @@
 //! simulator's state, its construction and its checkpoints.
 
 mod build;
+mod flight;
 mod progress;
 mod report;
 mod run;
+mod run_queued;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

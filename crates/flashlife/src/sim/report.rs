@@ -220,6 +220,7 @@ pub(super) fn report(
         ),
         host,
         open_channel: drive.open_channel_summary(simulated),
+        scheduler: drive.scheduler().summary(),
         techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),

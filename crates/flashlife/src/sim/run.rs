@@ -13,6 +13,7 @@ use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
 use crate::workload;
 
+use super::flight::InFlight;
 use super::progress::{self, Progress};
 use super::report::{push_row, report, RunOutput};
 use super::Simulator;
@@ -38,6 +39,10 @@ impl Simulator {
         const LOOKAHEAD: usize = 2;
         let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut drained = false;
+        // A scheduler that completes work after submission (the queued one) is driven by its
+        // events: requests are issued at its clock and recorded when it says they finished.
+        let event_driven = self.ftl.scheduler_mut().events().is_some();
+        let mut flight = InFlight::new(qd);
 
         loop {
             let st = &self.state;
@@ -69,7 +74,13 @@ impl Simulator {
             let interrupted = self.interrupt_after.is_some_and(|n| st.requests >= n)
                 || (st.requests & 1023 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
             if interrupted {
-                self.write_checkpoint(started.elapsed().as_secs_f64())?;
+                if event_driven && self.checkpoint_path.is_some() {
+                    let w = "interrupted under the queued scheduler, whose state is not checkpointed: the partial results cannot be resumed".to_string();
+                    eprintln!("flashlife: warning: {w}");
+                    self.state.warnings.push(w);
+                } else {
+                    self.write_checkpoint(started.elapsed().as_secs_f64())?;
+                }
                 stop_reason = "interrupted".into();
                 break;
             }
@@ -138,69 +149,15 @@ impl Simulator {
                 )));
             }
 
-            // Issue time.
-            let mut issue = if open_loop { req.arrival_ns } else { st.now };
-            while let Some(&Reverse(t)) = st.outstanding.peek() {
-                if st.outstanding.len() >= qd || t <= issue {
-                    st.outstanding.pop();
-                    if st.outstanding.len() < qd {
-                        issue = issue.max(t);
-                    }
-                } else {
-                    break;
-                }
+            if event_driven {
+                self.issue_queued(&req, first, units, open_loop, &mut flight)?;
+            } else {
+                self.issue_reserved(&req, first, units, open_loop, qd);
             }
-            if open_loop && st.outstanding.is_empty() && issue > st.busy_until {
-                self.ftl.idle(st.busy_until, issue);
-            }
-            st.now = issue;
-
-            let completion = match req.kind {
-                IoKind::Write => {
-                    let data_in = self.ftl.host_transfer(issue, req.size);
-                    st.host.write_requests += 1;
-                    st.host.write_bytes += req.size;
-                    self.ftl.write(first, units, data_in)
-                }
-                IoKind::Read => {
-                    let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
-                    st.host.read_requests += 1;
-                    st.host.read_bytes += req.size;
-                    self.ftl.host_transfer(flash_done, req.size)
-                }
-            };
             if let Some(v) = self.ftl.integrity_violation() {
                 return Err(Error::Integrity(v.to_string()));
             }
-            // Response time counts from arrival: an open-loop request that found every queue
-            // slot taken waited for one before the drive saw it. A closed-loop request arrives
-            // when its slot frees, so there the two are the same.
-            let arrival = if open_loop { req.arrival_ns } else { issue };
-            debug_assert!(arrival <= issue, "a request issued before it arrived");
-            let latency = completion - arrival;
-            let device = completion - issue;
-            match req.kind {
-                IoKind::Read => {
-                    st.lat_read.record(latency);
-                    st.dev_read.record(device);
-                    st.ts.long_reads.record(latency);
-                }
-                IoKind::Write => {
-                    st.lat_write.record(latency);
-                    st.dev_write.record(device);
-                }
-            }
-            st.wait.record(issue - arrival);
-            if open_loop {
-                st.first_arrival.get_or_insert(arrival);
-                st.last_arrival = arrival;
-            }
-            st.ts.interval_latency.record(latency);
-            st.outstanding.push(Reverse(completion));
-            st.busy_until = st.busy_until.max(completion);
-            st.end = st.end.max(completion);
-            st.requests += 1;
-
+            let st = &mut self.state;
             let reached = match interval {
                 Interval::TimeNs(_) => st.now >= st.next_mark,
                 Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
@@ -212,6 +169,10 @@ impl Simulator {
                     Interval::WriteBytes(b) => b,
                 };
             }
+        }
+        if event_driven {
+            // Requests issued before the stop finish; background work still queued is left.
+            self.drain_queued(&mut flight)?;
         }
         if stop_reason != "interrupted" && self.remove_checkpoint_at_end {
             // A finished run's checkpoint is stale: resuming it would only repeat the end.
@@ -236,6 +197,49 @@ impl Simulator {
         }
         let segment = started.elapsed().as_secs_f64();
         Ok(report(self.cfg, self.ftl.as_ref(), self.state, segment, stop_reason, logical_bytes, unit))
+    }
+}
+
+impl Simulator {
+    /// Issue `req` to a scheduler that knows each completion at submission (the reservation
+    /// scheduler): find its issue time from the completions of the requests in flight, run
+    /// it, and record it at once.
+    fn issue_reserved(&mut self, req: &HostRequest, first: u32, units: u32, open_loop: bool, qd: usize) {
+        let st = &mut self.state;
+        let mut issue = if open_loop { req.arrival_ns } else { st.now };
+        while let Some(&Reverse(t)) = st.outstanding.peek() {
+            if st.outstanding.len() >= qd || t <= issue {
+                st.outstanding.pop();
+                if st.outstanding.len() < qd {
+                    issue = issue.max(t);
+                }
+            } else {
+                break;
+            }
+        }
+        if open_loop && st.outstanding.is_empty() && issue > st.busy_until {
+            self.ftl.idle(st.busy_until, issue);
+        }
+        let st = &mut self.state;
+        st.now = issue;
+        let completion = match req.kind {
+            IoKind::Write => {
+                let data_in = self.ftl.host_transfer(issue, req.size);
+                self.ftl.write(first, units, data_in)
+            }
+            IoKind::Read => {
+                let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
+                self.ftl.host_transfer(flash_done, req.size)
+            }
+        };
+        let st = &mut self.state;
+        // Response time counts from arrival: an open-loop request that found every queue
+        // slot taken waited for one before the drive saw it. A closed-loop request arrives
+        // when its slot frees, so there the two are the same.
+        let arrival = if open_loop { req.arrival_ns } else { issue };
+        st.issued(req, arrival, issue, open_loop);
+        st.outstanding.push(Reverse(completion));
+        st.finished(req.kind, arrival, issue, completion);
     }
 }
 

@@ -30,6 +30,11 @@ pub struct Summary {
     /// Open-channel host interface: device buffers, program-failure manager, metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_channel: Option<crate::host::open_channel::OpenChannelSummary>,
+    /// The queued scheduler's account: busy shares, queue depths by class, host time spent
+    /// behind GC, hard-threshold episodes, suspensions (absent under the reservation
+    /// scheduler).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<crate::timing::SchedulerSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

@@ -6,19 +6,22 @@
 //! decides when each transaction runs. Callers pass completion times along as dependencies
 //! ("after this read") and never add durations themselves: every duration comes from here.
 //!
-//! Schedulers (one wired in today; a configuration key will choose once there is a second):
+//! Schedulers (`timing.scheduler` chooses):
 //! - [`Reservation`]: each resource keeps the time it next becomes free and a transaction is
 //!   booked on its resources, in order, at the earliest time all are free. Work is served in
 //!   booking order with no reordering, which costs a few additions per operation and is what
 //!   makes whole-lifetime runs fast; it is the reference the golden results were recorded with.
-//! - [`Queued`] (in progress, not yet driven by the run loop): a discrete-event engine with
-//!   per-die class queues, a channel arbiter, pluggable policies and program/erase
-//!   suspension; it reports completions as its clock advances instead of at submission.
+//! - [`QueuedScheduler`] over the [`Queued`] engine: a discrete-event engine with per-die
+//!   class queues, a channel arbiter, pluggable policies and program/erase suspension; it
+//!   reports completions as its clock advances instead of at submission, so the run loop
+//!   drives it through [`EventDriven`].
 
 pub mod queued;
+mod queued_drive;
 mod reservation;
 
 pub use queued::{Completion, Queued, QueuedParams, QueuedStats, Suspension};
+pub use queued_drive::{QueuedScheduler, SchedulerSummary};
 pub use reservation::{Reservation, Utilisation};
 
 use crate::flash::BitMode;
@@ -129,4 +132,49 @@ pub trait Scheduler: Send {
 
     /// Busy time per resource kind so far.
     fn utilisation(&self) -> Utilisation;
+
+    /// The run loop's side of a scheduler that completes work later than it is submitted
+    /// (`None`: every completion is known at submission, as the reservation scheduler's is).
+    fn events(&mut self) -> Option<&mut dyn EventDriven> {
+        None
+    }
+
+    /// The scheduler's own section of the summary (`None`: nothing beyond the latencies).
+    fn summary(&self) -> Option<SchedulerSummary> {
+        None
+    }
+}
+
+/// A host request whose flash work (and, for a read, its data's trip to the host) is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// The slot the run loop gave it in `begin_request`.
+    pub request: u32,
+    pub finish: u64,
+    /// Time its transactions waited, ready, while their die ran background work.
+    pub behind_background_ns: u64,
+    /// Some of its work ran on a die at the hard threshold (out of erased blocks, background
+    /// work first).
+    pub hard_threshold: bool,
+}
+
+/// How the run loop drives a scheduler that reports completions as its clock advances.
+///
+/// A request is issued at the clock: `begin_request(slot)`, then the drive's calls
+/// (`host_transfer`, `write` or `read`), then `end_request(bytes)` with the bytes to send to
+/// the host once its flash work is done (a read's data; 0 for a write). Its [`Finished`]
+/// comes back from `advance` (or at once from `end_request`, when it had nothing to wait
+/// for). Between requests the loop calls `advance` no further than `next_event_time`, so
+/// that follow-up work starts at the instant its input finishes.
+pub trait EventDriven {
+    /// The clock.
+    fn now(&self) -> u64;
+    /// Host work submitted from now until `end_request` belongs to request `slot`.
+    fn begin_request(&mut self, slot: u32);
+    /// The request has submitted everything; `transfer_bytes` go to the host after it.
+    fn end_request(&mut self, transfer_bytes: u64, out: &mut Vec<Finished>);
+    /// When something next happens (`None`: nothing in flight).
+    fn next_event_time(&self) -> Option<u64>;
+    /// Handle everything due by `until`; requests finished go to `out`.
+    fn advance(&mut self, until: u64, out: &mut Vec<Finished>);
 }

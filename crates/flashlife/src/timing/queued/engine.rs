@@ -47,13 +47,19 @@ impl Link {
 }
 
 impl Queued {
-    pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
-        let (array_ns, xfer_ns) = match tx.op {
+    /// A transaction's array (or link) time and channel time, uncontended.
+    #[inline]
+    pub(super) fn costs(&self, tx: &Transaction) -> (u64, u64) {
+        match tx.op {
             Op::Read => (self.times.read_ns(tx.mode, tx.page), self.channel_ns(tx.bytes)),
             Op::Program => (self.times.program_ns(tx.mode, tx.page), self.channel_ns(tx.bytes)),
             Op::Erase => (self.times.erase_ns(tx.mode), 0),
             Op::HostTransfer => (self.command_ns + tx.bytes * self.link_ps_per_byte / 1000, 0),
-        };
+        }
+    }
+
+    pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
+        let (array_ns, xfer_ns) = self.costs(tx);
         let ready = ready_at.max(self.now);
         let rec = Rec {
             op: tx.op,

@@ -201,6 +201,12 @@ impl Queued {
         self.submit_rec(tx, ready_at, token);
     }
 
+    /// How long `tx` takes with nothing in its way (array or link time plus channel time).
+    pub fn cost_ns(&self, tx: &Transaction) -> u64 {
+        let (array, xfer) = self.costs(tx);
+        array + xfer
+    }
+
     /// When the next event is due, if anything is in flight.
     pub fn next_event_time(&self) -> Option<u64> {
         self.next_time()

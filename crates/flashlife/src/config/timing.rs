@@ -1,0 +1,137 @@
+//! `[timing]`: which scheduler times the flash work, and the queued scheduler's policy,
+//! GC pacing and program/erase suspension.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// `timing.scheduler`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    /// Each resource keeps the time it next becomes free; work is booked in the order the FTL
+    /// decides it (fast; the reference the golden results were recorded with).
+    Reservation,
+    /// Discrete-event: per-die class queues, a channel arbiter, GC interleaved with host work
+    /// a transaction at a time, optional suspension.
+    Queued,
+}
+
+/// `timing.policy`: how a die picks among its queues (queued scheduler).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueuePolicy {
+    /// Host reads, then host writes, then background work.
+    Priority,
+    /// The order transactions became ready, whatever their class.
+    Fifo,
+}
+
+/// `[timing]`. Left out of a written configuration when it is the default, so
+/// configurations that predate it keep their text (and hash).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimingConfig {
+    pub scheduler: SchedulerKind,
+    pub policy: QueuePolicy,
+    /// The soft threshold's GC pace under `priority`: `[background, host]` transactions
+    /// started in this ratio while both wait on a die (e.g. `[8, 1]` for a drive whose writes
+    /// each cost about eight GC transactions); empty: background work only when its die has
+    /// no host work, or at the hard threshold.
+    pub gc_ratio: Vec<u32>,
+    /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
+    /// flash) before background work goes first on its die.
+    pub hard_threshold_erases: u32,
+    /// A host read may suspend a program or erase in progress on its die.
+    pub suspension: bool,
+    pub program_suspend_us: f64,
+    pub program_resume_us: f64,
+    pub erase_suspend_us: f64,
+    pub erase_resume_us: f64,
+    /// Below this much array time left, the operation finishes instead of suspending.
+    pub program_min_remaining_us: f64,
+    pub erase_min_remaining_us: f64,
+    /// Suspensions per operation at most (against starving it).
+    pub max_suspensions: u8,
+    /// Host reads served per suspension before the operation resumes.
+    pub reads_per_suspension: u32,
+}
+
+impl Default for TimingConfig {
+    fn default() -> Self {
+        TimingConfig {
+            scheduler: SchedulerKind::Reservation,
+            policy: QueuePolicy::Priority,
+            gc_ratio: Vec::new(),
+            hard_threshold_erases: 1,
+            suspension: false,
+            program_suspend_us: 20.0,
+            program_resume_us: 20.0,
+            erase_suspend_us: 30.0,
+            erase_resume_us: 30.0,
+            program_min_remaining_us: 100.0,
+            erase_min_remaining_us: 300.0,
+            max_suspensions: 2,
+            reads_per_suspension: 2,
+        }
+    }
+}
+
+impl TimingConfig {
+    pub fn is_default(&self) -> bool {
+        *self == TimingConfig::default()
+    }
+
+    /// Check ranges; errors name the dotted key under `timing.`.
+    pub fn validate(&self) -> Result<()> {
+        for (key, v) in [
+            ("program_suspend_us", self.program_suspend_us),
+            ("program_resume_us", self.program_resume_us),
+            ("erase_suspend_us", self.erase_suspend_us),
+            ("erase_resume_us", self.erase_resume_us),
+            ("program_min_remaining_us", self.program_min_remaining_us),
+            ("erase_min_remaining_us", self.erase_min_remaining_us),
+        ] {
+            if !(v.is_finite() && (0.0..1e9).contains(&v)) {
+                return Err(Error::config(format!("timing.{key}"), v, "a duration in microseconds, >= 0"));
+            }
+        }
+        if !(self.gc_ratio.is_empty() || (self.gc_ratio.len() == 2 && self.gc_ratio.iter().all(|&v| v > 0))) {
+            return Err(Error::config(
+                "timing.gc_ratio",
+                format!("{:?}", self.gc_ratio),
+                "[] or [background, host], both positive",
+            ));
+        }
+        if self.policy == QueuePolicy::Fifo && !self.gc_ratio.is_empty() {
+            return Err(Error::config(
+                "timing.gc_ratio",
+                format!("{:?}", self.gc_ratio),
+                "[] with timing.policy = \"fifo\"",
+            ));
+        }
+        if self.suspension && self.max_suspensions == 0 {
+            return Err(Error::config("timing.max_suspensions", 0, "at least 1 when timing.suspension is on"));
+        }
+        if self.suspension && self.reads_per_suspension == 0 {
+            return Err(Error::config("timing.reads_per_suspension", 0, "at least 1 when timing.suspension is on"));
+        }
+        if self.scheduler == SchedulerKind::Reservation && !self.is_default_queued_part() {
+            return Err(Error::config(
+                "timing.scheduler",
+                "reservation",
+                "\"queued\" (timing.policy, gc_ratio, hard_threshold_erases and suspension are the queued scheduler's)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The queued scheduler's own keys are at their defaults.
+    fn is_default_queued_part(&self) -> bool {
+        let d = TimingConfig::default();
+        self.policy == d.policy
+            && self.gc_ratio == d.gc_ratio
+            && self.hard_threshold_erases == d.hard_threshold_erases
+            && self.suspension == d.suspension
+    }
+}

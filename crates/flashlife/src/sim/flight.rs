@@ -1,0 +1,97 @@
+//! Requests between issue and completion: what the run loop records when a request is
+//! issued and when it finishes, and, under an event-driven scheduler, the table of requests
+//! in flight (a request's completion is then known only when the scheduler reports it).
+
+use crate::host::request::{HostRequest, IoKind};
+use crate::timing::Finished;
+
+use super::RunState;
+
+/// A request the drive is working on.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    kind: IoKind,
+    arrival: u64,
+    issue: u64,
+}
+
+/// Requests in flight under an event-driven scheduler, in slots `0..queue depth`.
+pub(super) struct InFlight {
+    slots: Vec<Option<Request>>,
+    free: Vec<u32>,
+    /// What the scheduler reported finished and the run loop has yet to record.
+    pub finished: Vec<Finished>,
+}
+
+impl InFlight {
+    pub fn new(queue_depth: usize) -> Self {
+        InFlight { slots: vec![None; queue_depth], free: (0..queue_depth as u32).rev().collect(), finished: Vec::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.free.is_empty()
+    }
+
+    /// A slot for a request issued at `issue`.
+    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64) -> u32 {
+        let slot = self.free.pop().expect("a free slot: the run loop issues only below the queue depth");
+        self.slots[slot as usize] = Some(Request { kind, arrival, issue });
+        slot
+    }
+
+    /// Record every request reported finished in `st`, and free their slots.
+    pub fn settle(&mut self, st: &mut RunState) {
+        for f in self.finished.drain(..) {
+            let r = self.slots[f.request as usize].take().expect("a finished request was in flight");
+            self.free.push(f.request);
+            st.finished(r.kind, r.arrival, r.issue, f.finish);
+        }
+    }
+}
+
+impl RunState {
+    /// `req` was issued at `issue`, having arrived at `arrival`.
+    pub(super) fn issued(&mut self, req: &HostRequest, arrival: u64, issue: u64, open_loop: bool) {
+        debug_assert!(arrival <= issue, "a request issued before it arrived");
+        match req.kind {
+            IoKind::Write => {
+                self.host.write_requests += 1;
+                self.host.write_bytes += req.size;
+            }
+            IoKind::Read => {
+                self.host.read_requests += 1;
+                self.host.read_bytes += req.size;
+            }
+        }
+        self.wait.record(issue - arrival);
+        if open_loop {
+            self.first_arrival.get_or_insert(arrival);
+            self.last_arrival = arrival;
+        }
+        self.requests += 1;
+    }
+
+    /// A request of `kind` that arrived at `arrival` and was issued at `issue` finished at
+    /// `finish`: response time counts from arrival, device time from issue.
+    pub(super) fn finished(&mut self, kind: IoKind, arrival: u64, issue: u64, finish: u64) {
+        let (latency, device) = (finish - arrival, finish - issue);
+        match kind {
+            IoKind::Read => {
+                self.lat_read.record(latency);
+                self.dev_read.record(device);
+                self.ts.long_reads.record(latency);
+            }
+            IoKind::Write => {
+                self.lat_write.record(latency);
+                self.dev_write.record(device);
+            }
+        }
+        self.ts.interval_latency.record(latency);
+        self.busy_until = self.busy_until.max(finish);
+        self.end = self.end.max(finish);
+    }
+}

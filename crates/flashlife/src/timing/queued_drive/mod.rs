@@ -1,0 +1,460 @@
+//! The queued engine as the drive's [`Scheduler`]: the FTL submits transactions at the
+//! instant it decides them, as under the reservation scheduler, and the engine decides when
+//! they run; the run loop advances the clock and hears which host requests finished.
+//!
+//! - **Dependencies.** `submit` hands back a value naming the transaction (`tokens.rs`), so
+//!   the FTL's "after this" becomes an edge: a GC program waits for its read, a page program
+//!   for the host data it carries. A program into a block also waits for that block's last
+//!   erase, wherever the FTL took the block from: the FTL frees a block when it *decides* the
+//!   erase, the flash only when the erase has run.
+//! - **Requests.** Between [`EventDriven::begin_request`] and [`EventDriven::end_request`]
+//!   every host-class transaction belongs to the request; it finishes when they all have (a
+//!   read then crosses the host link). Work the FTL decides on the way (GC, reclaim, wear
+//!   leveling) is background class and no request waits for it, unless it must: a host program
+//!   into a block whose erase has not run.
+//! - **Soft and hard thresholds.** The FTL decides cleaning when a pool falls below its low
+//!   watermark (the soft threshold); that work is background class and, under the priority
+//!   policy, runs when its die has no host work (or at `timing.gc_ratio`). Each GC
+//!   erase decided and not yet run is a block the FTL counts as free that the flash does not
+//!   have. A die that owes more of them than `timing.hard_threshold_erases` per plane, or on
+//!   which a host program waits for its block's erase (the plane out of erased blocks), is
+//!   flagged urgent: background work goes first until it is back within the limit. The
+//!   summary counts these episodes and the time host programs spent waiting for erases.
+//! - **Fast-forward.** With timing off a transaction completes when it may start, as under
+//!   the reservation scheduler, and the engine is not touched.
+
+mod summary;
+mod tokens;
+
+#[cfg(test)]
+mod tests;
+
+pub use summary::SchedulerSummary;
+
+use crate::stats::Cause;
+use crate::timing::queued::{Class, Completion, Queued};
+use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
+use tokens::{Tok, Tokens, PENDING};
+
+pub(super) const NONE: u32 = u32::MAX;
+const NO_TOKEN: u64 = u64::MAX;
+
+/// A transaction waiting for another to finish before it goes to the engine.
+#[derive(Clone, Copy)]
+struct Parked {
+    tx: Transaction,
+    id: u64,
+    /// Its own earliest start (its `after` when that was a time).
+    ready: u64,
+    /// A second transaction it waits for after the first (a program's block erase).
+    then: u64,
+    /// When it was parked, and whether it is host work waiting on background work.
+    since: u64,
+    host_on_background: bool,
+    next: u32,
+}
+
+/// A host request in flight.
+#[derive(Clone, Copy, Default)]
+struct Request {
+    /// Its transactions not finished yet.
+    pending: u32,
+    /// `end_request` was called: no more transactions will join.
+    ended: bool,
+    /// Bytes to send to the host once the flash work is done (a read's data).
+    transfer_after: u64,
+    finish: u64,
+    behind_background_ns: u64,
+    /// Some transaction of it ran on a die at the hard threshold (see `Urgency::epoch`).
+    hard: bool,
+}
+
+/// Why a die serves background work first, if it does.
+#[derive(Clone, Copy, Default)]
+struct Urgency {
+    /// Host programs parked on its erases (their blocks are not erased yet).
+    holds: u32,
+    /// Background erases decided and not yet run.
+    owed_erases: u32,
+    on: bool,
+    /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
+    /// threshold.
+    epoch: u32,
+}
+
+/// Counters kept beside the engine's own.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    transactions: u64,
+    hard_threshold_episodes: u64,
+    host_wait_on_erase_ns: u64,
+    /// The most any request away from the hard threshold waited behind background work.
+    max_behind_background_ns: u64,
+}
+
+/// The queued scheduler (see the module docs).
+pub struct QueuedScheduler {
+    engine: Queued,
+    timing: bool,
+    suspension: bool,
+    tokens: Tokens,
+    parked: Vec<Parked>,
+    free_parked: u32,
+    /// Per block: the id of its last erase (`NO_TOKEN`: none kept).
+    erase_of: Vec<u64>,
+    requests: Vec<Request>,
+    current: u32,
+    /// Per die: uncontended cost of the host work submitted and not finished.
+    host_backlog_ns: Vec<u64>,
+    /// Per die: whether background work goes first, and why.
+    urgency: Vec<Urgency>,
+    /// Background cleaning may fall this many block erases per plane behind the FTL's
+    /// decisions before it goes first (the hard threshold); `u32::MAX`: only when a host
+    /// program finds its block not yet erased.
+    lag_limit: u32,
+    counts: Counts,
+    scratch: Vec<Completion>,
+}
+
+impl QueuedScheduler {
+    /// Over `engine`, for a drive of `blocks` blocks on `dies` dies; `timing` as the
+    /// configuration says.
+    ///
+    /// `lag_limit`: GC erases a die may owe (decided, not run) before background work goes
+    /// first there.
+    pub fn new(engine: Queued, blocks: u32, dies: u32, timing: bool, suspension: bool, lag_limit: u32) -> Self {
+        QueuedScheduler {
+            engine,
+            timing,
+            suspension,
+            tokens: Tokens::new(),
+            parked: Vec::new(),
+            free_parked: NONE,
+            erase_of: vec![NO_TOKEN; blocks as usize],
+            requests: Vec::new(),
+            current: NONE,
+            host_backlog_ns: vec![0; dies as usize],
+            urgency: vec![Urgency::default(); dies as usize],
+            lag_limit,
+            counts: Counts::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Is `id` still to finish?
+    #[inline]
+    fn pending(&self, id: u64) -> bool {
+        id != NO_TOKEN && self.tokens.find_id(id).is_some_and(|t| t.finish == PENDING)
+    }
+
+    fn submit_for(&mut self, tx: &Transaction, after: u64, request: u32) -> u64 {
+        let now = self.engine.now();
+        // What `after` names: a transaction (pending, or finished at a known time) or a time.
+        let (mut ready, mut dep, mut base) = (after, NO_TOKEN, after);
+        if let Some(id) = self.tokens.find(after) {
+            let t = self.tokens.get(id);
+            if t.finish == PENDING {
+                (ready, dep) = (0, id);
+            } else {
+                (ready, base) = (t.finish, t.finish);
+            }
+        }
+        let mut then = NO_TOKEN;
+        if tx.op == Op::Program {
+            let e = self.erase_of[tx.block as usize];
+            if self.pending(e) {
+                base = base.max(self.tokens.get(e).value);
+                if dep == NO_TOKEN {
+                    dep = e;
+                } else {
+                    then = e;
+                }
+            }
+        }
+        let cost = self.engine.cost_ns(tx);
+        let value = (base.max(now) + cost).max(self.tokens.last_value() + 1);
+        let host = tx.class == Cause::Host && tx.op != Op::HostTransfer;
+        let id = self.tokens.push(Tok {
+            value,
+            finish: PENDING,
+            parked: NONE,
+            request,
+            die: tx.die,
+            host_backlog_ns: if host { cost } else { 0 },
+            urgent_holds: 0,
+            epoch: self.urgency[tx.die as usize].epoch,
+            owes_erase: tx.op == Op::Erase && tx.class != Cause::Host,
+        });
+        self.counts.transactions += 1;
+        if host {
+            self.host_backlog_ns[tx.die as usize] += cost;
+        }
+        if request != NONE {
+            let r = &mut self.requests[request as usize];
+            r.pending += 1;
+            r.hard |= tx.op != Op::HostTransfer && self.urgency[tx.die as usize].on;
+        }
+        if tx.op == Op::Erase {
+            self.erase_of[tx.block as usize] = id;
+            if tx.class != Cause::Host {
+                self.urgency[tx.die as usize].owed_erases += 1;
+                self.reconsider(tx.die);
+            }
+        }
+        self.dispatch(Parked { tx: *tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
+        value
+    }
+
+    /// Send `p` to the engine, or park it on `dep` (then on its second dependency).
+    fn dispatch(&mut self, mut p: Parked, mut dep: u64) {
+        if dep == NO_TOKEN || !self.pending(dep) {
+            if p.then != NO_TOKEN && self.pending(p.then) {
+                dep = std::mem::replace(&mut p.then, NO_TOKEN);
+            } else {
+                let tok = p.id as u32;
+                self.engine.submit(&p.tx, p.ready, tok);
+                return;
+            }
+        }
+        let now = self.engine.now();
+        p.since = now;
+        // Host work held up by background work: the drive has run out of erased blocks on
+        // this plane, so the die serves background work first until this is released.
+        let waited_on_background = self.tokens.get(dep).request == NONE;
+        p.host_on_background = p.tx.class == Cause::Host && waited_on_background && p.tx.op == Op::Program;
+        if p.host_on_background {
+            let die = self.tokens.get(dep).die;
+            self.tokens.get_mut(dep).urgent_holds += 1;
+            self.urgency[die as usize].holds += 1;
+            self.reconsider(die);
+        }
+        let t = self.tokens.get_mut(dep);
+        p.next = t.parked;
+        let slot = if self.free_parked != NONE {
+            let i = self.free_parked;
+            self.free_parked = self.parked[i as usize].next;
+            self.parked[i as usize] = p;
+            i
+        } else {
+            self.parked.push(p);
+            (self.parked.len() - 1) as u32
+        };
+        self.tokens.get_mut(dep).parked = slot;
+    }
+
+    /// `c` finished: release what waited for it and account for its request.
+    fn finished(&mut self, c: Completion, out: &mut Vec<Finished>) {
+        let id = self.tokens.id_of(c.token);
+        let t = *self.tokens.get(id);
+        {
+            let m = self.tokens.get_mut(id);
+            m.finish = c.finish;
+            m.parked = NONE;
+            m.urgent_holds = 0;
+        }
+        if t.host_backlog_ns > 0 {
+            self.host_backlog_ns[t.die as usize] -= t.host_backlog_ns;
+        }
+        if t.urgent_holds > 0 || t.owes_erase {
+            let u = &mut self.urgency[t.die as usize];
+            u.holds -= t.urgent_holds;
+            u.owed_erases -= u32::from(t.owes_erase);
+            self.reconsider(t.die);
+        }
+        let mut p = t.parked;
+        while p != NONE {
+            let mut w = self.parked[p as usize];
+            let next = w.next;
+            self.parked[p as usize].next = self.free_parked;
+            self.free_parked = p;
+            if w.host_on_background {
+                self.counts.host_wait_on_erase_ns += c.finish - w.since;
+            }
+            w.ready = w.ready.max(c.finish);
+            self.dispatch(w, NO_TOKEN);
+            p = next;
+        }
+        if t.request != NONE {
+            let r = &mut self.requests[t.request as usize];
+            r.pending -= 1;
+            r.finish = r.finish.max(c.finish);
+            r.behind_background_ns += c.behind_background_ns;
+            r.hard |= t.host_backlog_ns > 0
+                && (self.urgency[t.die as usize].epoch != t.epoch || self.urgency[t.die as usize].on);
+            if r.pending == 0 && r.ended {
+                self.drained(t.request, out);
+            }
+        }
+    }
+
+    /// Request `slot` has no flash work left: send its data to the host, or report it done.
+    fn drained(&mut self, slot: u32, out: &mut Vec<Finished>) {
+        let r = &mut self.requests[slot as usize];
+        if r.transfer_after > 0 {
+            let bytes = std::mem::take(&mut r.transfer_after);
+            let at = r.finish;
+            self.submit_for(&Transaction::host(bytes), at, slot);
+        } else {
+            if !r.hard {
+                self.counts.max_behind_background_ns = self.counts.max_behind_background_ns.max(r.behind_background_ns);
+            }
+            out.push(Finished {
+                request: slot,
+                finish: r.finish,
+                behind_background_ns: r.behind_background_ns,
+                hard_threshold: r.hard,
+            });
+        }
+    }
+
+    /// Die `die` goes urgent (background work first) while a host program waits for one of
+    /// its erases or while it owes more erases than the lag allows; each change is passed to
+    /// the engine, and each start is an episode.
+    fn reconsider(&mut self, die: u32) {
+        let lag_limit = self.lag_limit;
+        let u = &mut self.urgency[die as usize];
+        let on = u.holds > 0 || u.owed_erases > lag_limit;
+        if on != u.on {
+            u.on = on;
+            if on {
+                u.epoch = u.epoch.wrapping_add(1);
+                self.counts.hard_threshold_episodes += 1;
+            }
+            self.engine.set_urgent(die, on);
+        }
+    }
+
+    fn die_has_host_work(&self, die: u32) -> bool {
+        !self.engine.is_idle(die)
+            || self.engine.queue_len(die, Class::HostRead) > 0
+            || self.engine.queue_len(die, Class::HostWrite) > 0
+    }
+}
+
+#[typetag::serde(name = "queued")]
+impl Scheduler for QueuedScheduler {
+    fn name(&self) -> &'static str {
+        "queued"
+    }
+
+    fn submit(&mut self, tx: &Transaction, after: u64) -> u64 {
+        if !self.timing {
+            return after;
+        }
+        let request = if tx.class == Cause::Host { self.current } else { NONE };
+        self.submit_for(tx, after, request)
+    }
+
+    fn timing(&self) -> bool {
+        self.timing
+    }
+
+    fn set_timing(&mut self, on: bool) {
+        self.timing = on;
+    }
+
+    /// The clock plus the host work already queued on the die: background work yields to
+    /// host work at its next transaction, so it is not counted.
+    fn die_free_at(&self, die: u32) -> u64 {
+        self.engine.now() + self.host_backlog_ns[die as usize]
+    }
+
+    /// From the clock (or `from`), if the die has no host work; background work submitted
+    /// now yields to host work arriving later at its next transaction.
+    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64> {
+        let start = from.max(self.engine.now());
+        (start < until && !self.die_has_host_work(die)).then_some(start)
+    }
+
+    fn fits_before(&self, txs: &[Transaction], from: u64, until: u64, _wait: Wait) -> bool {
+        let start = from.max(self.engine.now());
+        let mut cost = 0;
+        for tx in txs {
+            if tx.op != Op::HostTransfer && self.die_has_host_work(tx.die) {
+                return false;
+            }
+            cost += self.engine.cost_ns(tx);
+        }
+        start + cost <= until
+    }
+
+    fn utilisation(&self) -> Utilisation {
+        let s = self.engine.stats();
+        Utilisation {
+            link_busy_ns: s.link_busy_ns,
+            channel_busy_ns: s.channel_busy_ns.iter().sum(),
+            die_busy_ns: s.die_busy_ns.iter().sum(),
+        }
+    }
+
+    fn events(&mut self) -> Option<&mut dyn EventDriven> {
+        self.timing.then_some(self as &mut dyn EventDriven)
+    }
+
+    fn summary(&self) -> Option<SchedulerSummary> {
+        Some(SchedulerSummary::new(
+            &self.engine.stats(),
+            self.engine.policy(),
+            self.suspension,
+            self.counts.transactions,
+            self.counts.hard_threshold_episodes,
+            self.counts.host_wait_on_erase_ns,
+            self.counts.max_behind_background_ns,
+        ))
+    }
+}
+
+impl EventDriven for QueuedScheduler {
+    fn now(&self) -> u64 {
+        self.engine.now()
+    }
+
+    fn begin_request(&mut self, slot: u32) {
+        let i = slot as usize;
+        if self.requests.len() <= i {
+            self.requests.resize(i + 1, Request::default());
+        }
+        self.requests[i] = Request { finish: self.engine.now(), ..Request::default() };
+        self.current = slot;
+    }
+
+    fn end_request(&mut self, transfer_bytes: u64, out: &mut Vec<Finished>) {
+        let slot = std::mem::replace(&mut self.current, NONE);
+        let r = &mut self.requests[slot as usize];
+        r.ended = true;
+        r.transfer_after = transfer_bytes;
+        if r.pending == 0 {
+            self.drained(slot, out);
+        }
+    }
+
+    fn next_event_time(&self) -> Option<u64> {
+        self.engine.next_event_time()
+    }
+
+    fn advance(&mut self, until: u64, out: &mut Vec<Finished>) {
+        let mut comps = std::mem::take(&mut self.scratch);
+        self.engine.advance(until, &mut comps);
+        for c in comps.drain(..) {
+            self.finished(c, out);
+        }
+        self.scratch = comps;
+        self.tokens.trim();
+    }
+}
+
+/// A queued scheduler's state is not saved in checkpoints (yet): a run that uses it cannot be
+/// resumed, and the configuration refuses periodic checkpoints with it.
+impl serde::Serialize for QueuedScheduler {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom(
+            "the queued scheduler's state cannot be checkpointed yet (use timing.scheduler = \"reservation\" for resumable runs)",
+        ))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for QueuedScheduler {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Err(serde::de::Error::custom("a checkpoint cannot hold a queued scheduler"))
+    }
+}

@@ -1,0 +1,104 @@
+//! `summary.scheduler`: where the time went under the queued scheduler.
+
+use crate::timing::queued::{DepthStats, QueuedStats};
+
+/// Busy share of a kind of resource: mean over its instances, and the extremes.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Shares {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Shares {
+    fn of(busy: &[u64], elapsed: u64) -> Shares {
+        if busy.is_empty() || elapsed == 0 {
+            return Shares { mean: 0.0, min: 0.0, max: 0.0 };
+        }
+        let share = |b: u64| b as f64 / elapsed as f64;
+        let sum: f64 = busy.iter().map(|&b| share(b)).sum();
+        Shares {
+            mean: sum / busy.len() as f64,
+            min: busy.iter().map(|&b| share(b)).fold(f64::INFINITY, f64::min),
+            max: busy.iter().map(|&b| share(b)).fold(0.0, f64::max),
+        }
+    }
+}
+
+/// Queue depth by class (time-weighted mean over all dies together, largest on any one die).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClassDepths {
+    pub host_read: DepthStats,
+    pub host_write: DepthStats,
+    pub background: DepthStats,
+}
+
+/// The queued scheduler's account of the run, in `summary.json` as `scheduler`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SchedulerSummary {
+    /// `queued`.
+    pub kind: String,
+    /// The policy that ordered each die's queues: `priority` or `fifo`.
+    pub policy: String,
+    pub suspension: bool,
+    /// Simulated time the shares are out of.
+    pub elapsed_ns: u64,
+    /// Share of time each die had an operation in progress (or suspended).
+    pub die_busy: Shares,
+    /// Share of time each channel carried data.
+    pub channel_busy: Shares,
+    pub link_busy: f64,
+    /// Share of all dies' busy time spent on background work (GC, wear leveling, reclaim,
+    /// bad-block moves).
+    pub background_share_of_die_time: f64,
+    pub queue_depth: ClassDepths,
+    /// Summed over host transactions: time each waited, ready, while its die ran background
+    /// work (the host latency spent waiting on GC at the queues).
+    pub host_behind_background_ns: u64,
+    /// Episodes in which a host program had to wait for an erase GC had not yet done (the
+    /// plane out of erased blocks: the hard threshold, when background work goes first).
+    pub hard_threshold_episodes: u64,
+    /// Summed over host programs: time spent waiting for those erases.
+    pub host_wait_on_erase_ns: u64,
+    /// The longest any one request waited behind background work, among requests none of
+    /// whose transactions ran on a die at the hard threshold.
+    pub max_request_behind_background_ns: u64,
+    pub program_suspensions: u64,
+    pub erase_suspensions: u64,
+    /// Transactions submitted with timing on.
+    pub transactions: u64,
+}
+
+impl SchedulerSummary {
+    pub(super) fn new(
+        s: &QueuedStats,
+        policy: &str,
+        suspension: bool,
+        transactions: u64,
+        hard_threshold_episodes: u64,
+        host_wait_on_erase_ns: u64,
+        max_request_behind_background_ns: u64,
+    ) -> Self {
+        let die_total: u64 = s.die_busy_ns.iter().sum();
+        let bg_total: u64 = s.die_background_busy_ns.iter().sum();
+        let [host_read, host_write, background] = s.queue_depth;
+        SchedulerSummary {
+            kind: "queued".into(),
+            policy: policy.into(),
+            suspension,
+            elapsed_ns: s.elapsed_ns,
+            die_busy: Shares::of(&s.die_busy_ns, s.elapsed_ns),
+            channel_busy: Shares::of(&s.channel_busy_ns, s.elapsed_ns),
+            link_busy: if s.elapsed_ns == 0 { 0.0 } else { s.link_busy_ns as f64 / s.elapsed_ns as f64 },
+            background_share_of_die_time: if die_total == 0 { 0.0 } else { bg_total as f64 / die_total as f64 },
+            queue_depth: ClassDepths { host_read, host_write, background },
+            host_behind_background_ns: s.host_behind_background_ns,
+            hard_threshold_episodes,
+            host_wait_on_erase_ns,
+            max_request_behind_background_ns,
+            program_suspensions: s.program_suspensions,
+            erase_suspensions: s.erase_suspensions,
+            transactions,
+        }
+    }
+}

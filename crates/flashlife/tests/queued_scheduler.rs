@@ -1,0 +1,168 @@
+//! The queued scheduler driving whole runs (`timing.scheduler = "queued"`). References: the
+//! closed-form throughput of a die-bound drive (every die busy, each host write costing its
+//! program plus its share of GC reads, programs and erases); Little's law; Wu & He (FAST'12:
+//! suspension cuts read latency under writes); and invariants (nothing written is lost, the
+//! same seed gives the same bytes, the FTL's decisions do not depend on the scheduler).
+
+mod common;
+
+use flashlife::RunOutput;
+
+/// The drive of the side-by-side comparison in the issue, scaled down: 8 dies on 4
+/// channels, one plane, 4 KiB pages, MLC 75/750/3800 us, QD32 random writes at steady state.
+const PEER: &[&str] = &[
+    "geometry.channels=4",
+    "geometry.ways=2",
+    "geometry.dies=1",
+    "geometry.planes=1",
+    "geometry.blocks_per_plane=96",
+    "geometry.pages_per_block=64",
+    "flash.bit_mode=\"mlc\"",
+    "flash.page_size=4096",
+    "flash.mlc.read_us=75.0",
+    "flash.mlc.program_us=750.0",
+    "flash.mlc.erase_us=3800.0",
+    "capacity.overprovisioning=0.15",
+    "host.queue_depth=32",
+    "run.until=\"writes:1.5dw\"",
+    "run.progress=\"off\"",
+];
+
+fn run(extra: &[&str]) -> RunOutput {
+    common::run(&[PEER, extra].concat())
+}
+
+const QUEUED: &str = "timing.scheduler=\"queued\"";
+
+/// Die time per host write from the run's own operation counts: the closed form
+/// dies / (WA x (tPROG + tR) + erase share), with each page's channel transfer (which holds
+/// the die) counted beside its array time.
+fn die_bound_iops(s: &flashlife::stats::summary::Summary) -> f64 {
+    let xfer_us = 4096.0 / 400.0; // 4 KiB over a 400 MB/s channel
+    let (t_r, t_p, t_e) = (75.0 + xfer_us, 750.0 + xfer_us, 3800.0);
+    let writes = s.host.write_requests as f64;
+    let per_write_us =
+        (s.flash.page_programs as f64 * t_p + s.flash.page_reads as f64 * t_r + s.flash.block_erases as f64 * t_e)
+            / writes;
+    8.0 / (per_write_us * 1e-6)
+}
+
+#[test]
+fn a_die_bound_drive_keeps_its_dies_busy_and_reaches_the_closed_form() {
+    let q = run(&[QUEUED, "ftl.allocation=\"least_loaded\""]).summary;
+    let sched = q.scheduler.as_ref().expect("a queued run has a scheduler section");
+    assert!(sched.die_busy.mean >= 0.90, "dies busy {:.3} of the time", sched.die_busy.mean);
+    let bound = die_bound_iops(&q);
+    let iops = q.throughput.iops;
+    assert!((iops - bound).abs() <= 0.05 * bound, "{iops:.0} IOPS against the closed form's {bound:.0}");
+    let little = q.latency_us.all.mean * 1e-6 * iops;
+    assert!((little - 32.0).abs() < 0.02 * 32.0, "Little's law: {little} requests in the drive, not 32");
+    // The reservation scheduler on the same drive leaves dies idle while work waits.
+    let r = run(&["ftl.allocation=\"least_loaded\""]).summary;
+    assert!(r.scheduler.is_none());
+    assert!(iops > 1.05 * r.throughput.iops, "queued {iops:.0} vs reservation {:.0} IOPS", r.throughput.iops);
+}
+
+/// GC advances a transaction at a time behind host work. Paced at the soft threshold in
+/// the ratio its write amplification needs (about eight GC transactions per host write here),
+/// no write waits behind as much as one victim's worth of GC (a victim's valid pages read and
+/// programmed, then its erase), and the tail is a small multiple of the mean. Unpaced, GC
+/// runs only when a die has no host work or at the hard threshold, which the summary counts,
+/// and the tail then is several victims' worth.
+#[test]
+fn paced_gc_keeps_every_write_within_a_victim_of_gc() {
+    let victim_us = 64.0 * (75.0 + 750.0 + 2.0 * 4096.0 / 400.0) + 3800.0;
+    let paced = run(&[QUEUED, "ftl.allocation=\"least_loaded\"", "timing.gc_ratio=[8, 1]"]).summary;
+    let s = paced.scheduler.as_ref().expect("scheduler section");
+    let waited_us = s.max_request_behind_background_ns as f64 / 1e3;
+    assert!(waited_us > 0.0, "GC never delayed a host write: the drive had no GC?");
+    assert!(waited_us < victim_us, "a write waited {waited_us:.0} us behind GC, a victim is {victim_us:.0} us");
+    assert!(paced.latency_us.write.p99 < victim_us, "write p99 {} us", paced.latency_us.write.p99);
+    let unpaced = run(&[QUEUED, "ftl.allocation=\"least_loaded\""]).summary;
+    let u = unpaced.scheduler.as_ref().unwrap();
+    assert!(u.hard_threshold_episodes > 0 && u.host_wait_on_erase_ns > 0);
+    assert!(unpaced.latency_us.write.p99 > 2.0 * victim_us, "unpaced p99 {} us", unpaced.latency_us.write.p99);
+    // Pacing moves work, it does not add any: the same throughput within 5%.
+    let ratio = paced.throughput.iops / unpaced.throughput.iops;
+    assert!((0.95..1.05).contains(&ratio), "{ratio}");
+}
+
+/// Wu & He (FAST'12): reads suspending programs and erases wait less than reads that queue
+/// behind them.
+#[test]
+fn suspension_cuts_read_latency_under_writes() {
+    let mix = ["workload.read_ratio=0.3", "run.until=\"requests:40000\""];
+    let off = run(&[&mix[..], &[QUEUED]].concat()).summary;
+    let on = run(&[&mix[..], &[QUEUED, "timing.suspension=true"]].concat()).summary;
+    let s = on.scheduler.as_ref().unwrap();
+    assert!(s.program_suspensions + s.erase_suspensions > 0, "nothing was suspended");
+    assert!(
+        on.latency_us.read.mean < 0.8 * off.latency_us.read.mean,
+        "read mean {:.0} us with suspension vs {:.0} us without",
+        on.latency_us.read.mean,
+        off.latency_us.read.mean
+    );
+    assert_eq!(off.scheduler.unwrap().program_suspensions, 0);
+}
+
+/// The scheduler times the FTL's decisions and does not change them: the same work is done
+/// under either scheduler (timing has no say in what is written where with rotation), nothing
+/// is lost, and a second run gives the same bytes.
+#[test]
+fn the_queued_scheduler_changes_when_not_what_and_is_deterministic() {
+    let base = ["ftl.integrity_oracle=true", "workload.read_ratio=0.3", "run.until=\"requests:30000\""];
+    let q1 = run(&[&base[..], &[QUEUED]].concat());
+    let q2 = run(&[&base[..], &[QUEUED]].concat());
+    let r = run(&base);
+    assert_eq!(q1.summary.flash, r.summary.flash, "the FTL decided differently under another scheduler");
+    assert!(q1.summary.integrity.checks > 0);
+    let json = |o: &RunOutput| {
+        let mut v = serde_json::to_value(&o.summary).unwrap();
+        v["run"] = serde_json::Value::Null; // wall-clock fields
+        v.to_string()
+    };
+    assert_eq!(json(&q1), json(&q2));
+}
+
+/// First in, first out across classes keeps reservation's order of magnitude.
+#[test]
+fn fifo_order_stays_within_the_reservation_order_of_magnitude() {
+    let fifo = run(&[QUEUED, "timing.policy=\"fifo\"", "run.until=\"requests:30000\""]).summary;
+    let res = run(&["run.until=\"requests:30000\""]).summary;
+    let ratio = fifo.throughput.iops / res.throughput.iops;
+    assert!((0.5..2.0).contains(&ratio), "fifo {} vs reservation {} IOPS", fifo.throughput.iops, res.throughput.iops);
+    assert_eq!(fifo.scheduler.unwrap().policy, "fifo");
+}
+
+/// An open-loop stream far below the drive's capacity sees the device's bare service time:
+/// a read's response is its sense, transfer and host link time.
+#[test]
+fn a_light_open_loop_read_stream_sees_bare_service_times() {
+    let q = run(&[
+        QUEUED,
+        "workload.read_ratio=1.0",
+        "workload.arrival.process=\"poisson\"",
+        "workload.arrival.rate_iops=200.0",
+        "gc.background=false",
+        "run.until=\"requests:4000\"",
+    ])
+    .summary;
+    let bare_us = 75.0 + 4096.0 / 400.0 + 2.0 + 4096.0 / 600.0;
+    let p50 = q.latency_us.read.p50;
+    assert!((p50 - bare_us).abs() < 0.05 * bare_us, "median read {p50} us, bare service {bare_us:.1} us");
+}
+
+#[test]
+fn periodic_checkpoints_are_refused_with_the_queued_scheduler() {
+    let e = flashlife::ConfigBuilder::new()
+        .set(QUEUED)
+        .unwrap()
+        .set("run.checkpoint_every=\"0.1dw\"")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("run.checkpoint_every") && e.contains("reservation"), "{e}");
+    let e = flashlife::ConfigBuilder::new().set("timing.suspension=true").unwrap().build().unwrap_err().to_string();
+    assert!(e.contains("timing.scheduler"), "{e}");
+}
