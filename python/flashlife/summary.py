@@ -8,7 +8,7 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `techniques` and each technique's section in it, `run.warnings`) are
+sections (`open_channel`, `scheduler`, `techniques` and each technique's section in it, `run.warnings`) are
 absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
@@ -23,7 +23,9 @@ from typing import Any, NotRequired, TypedDict
 __all__ = [
     "BadPageTableStats",
     "BlocksByMode",
+    "BusyShares",
     "ByCause",
+    "ClassDepths",
     "Capacity",
     "DeviceStats",
     "EraseCounts",
@@ -38,9 +40,11 @@ __all__ = [
     "MemoryReport",
     "OpenChannel",
     "Provenance",
+    "QueueDepth",
     "Reliability",
     "RunInfo",
     "Salvage",
+    "Scheduler",
     "SecondWrites",
     "Summary",
     "Techniques",
@@ -290,6 +294,56 @@ class OpenChannel(TypedDict):
     host_page_map_bytes: int
 
 
+class BusyShares(TypedDict):
+    """Busy share of one kind of resource: mean over its instances and the extremes."""
+
+    mean: float
+    min: float
+    max: float
+
+
+class QueueDepth(TypedDict):
+    """Queue depth of one class: time-weighted mean over all dies together, most on one die."""
+
+    mean: float
+    max: int
+
+
+class ClassDepths(TypedDict):
+    """`scheduler.queue_depth`: transactions waiting, by class."""
+
+    host_read: QueueDepth
+    host_write: QueueDepth
+    background: QueueDepth
+
+
+class Scheduler(TypedDict):
+    """`scheduler`, present under `timing.scheduler = "queued"`
+    (timing/queued_drive/summary.rs `SchedulerSummary`)."""
+
+    kind: str
+    policy: str
+    suspension: bool
+    elapsed_ns: int
+    die_busy: BusyShares
+    channel_busy: BusyShares
+    link_busy: float
+    #: Share of all dies' busy time spent on background work (GC, wear leveling, ...).
+    background_share_of_die_time: float
+    queue_depth: ClassDepths
+    #: Summed over host transactions: time waiting, ready, while their die ran background work.
+    host_behind_background_ns: int
+    #: Episodes with background work first on a die (GC behind, or a host program waiting
+    #: for its block's erase).
+    hard_threshold_episodes: int
+    host_wait_on_erase_ns: int
+    #: The longest one request waited behind background work away from the hard threshold.
+    max_request_behind_background_ns: int
+    program_suspensions: int
+    erase_suspensions: int
+    transactions: int
+
+
 class Salvage(TypedDict):
     """`techniques.salvage`, present when program failures are salvaged
     (`failures.on_program_failure = "skip_page"`; techniques/bpht.rs `SalvageSummary`)."""
@@ -392,6 +446,7 @@ class Summary(TypedDict):
     integrity: Integrity
     run: RunInfo
     open_channel: NotRequired[OpenChannel]
+    scheduler: NotRequired[Scheduler]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance

@@ -33,6 +33,7 @@ def test_a_block_run_matches_the_summary_type(block_run: flashlife.Result) -> No
     assert shape_errors(block_run.summary) == []
     # The optional sections are absent, not null, for a block drive without Reusable SSD.
     assert "open_channel" not in block_run.summary and "techniques" not in block_run.summary
+    assert "scheduler" not in block_run.summary
     assert isinstance(block_run.summary["write_amplification"], float)
 
 
@@ -50,6 +51,18 @@ def test_an_ocssd_run_has_no_memory_report() -> None:
     )
     assert shape_errors(r.summary) == []
     assert r.summary["open_channel"]["memory"] is None
+
+
+def test_a_queued_run_matches_the_summary_type() -> None:
+    r = flashlife.run(
+        "tiny",
+        until="requests:3000",
+        overrides={"timing.scheduler": "queued", "timing.suspension": True, "workload.read_ratio": 0.3},
+    )
+    assert shape_errors(r.summary) == []
+    sched = r.summary["scheduler"]
+    assert sched["kind"] == "queued" and 0.0 < sched["die_busy"]["mean"] <= 1.0
+    assert sched["transactions"] > 0
 
 
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:

@@ -14,7 +14,7 @@ choice! {
 
 choice! {
     /// `ftl.allocation`: which plane a host write's next page goes to.
-    Allocation { Rotation = "rotation", LeastLoaded = "least_loaded" }
+    Allocation { Rotation = "rotation", LeastLoaded = "least_loaded", Static = "static" }
 }
 
 choice! {

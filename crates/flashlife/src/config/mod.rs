@@ -302,8 +302,9 @@ pub struct FtlConfig {
     /// Timing model on; off runs at bookkeeping speed (latencies are then zero).
     pub timing: bool,
     /// Which plane a host write's next page goes to: `rotation` (strict rotation over the
-    /// planes, channel first) or `least_loaded` (the plane whose die can start new work
-    /// soonest, ties in rotation order). Written to TOML only when not the default, so
+    /// planes, channel first), `least_loaded` (the plane whose die can start new work
+    /// soonest, ties in rotation order) or `static` (the unit's logical address picks the
+    /// plane: logical unit mod planes, in rotation order). Written to TOML only when not the default, so
     /// configurations that predate the key keep their text (and hash).
     #[serde(skip_serializing_if = "Allocation::is_rotation")]
     pub allocation: Allocation,

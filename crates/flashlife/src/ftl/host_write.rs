@@ -91,6 +91,11 @@ impl Ftl {
                     }
                 },
             };
+            if self.allocation == Allocation::Static && w.tries == 0 {
+                // A static address-to-plane mapping: the unit's logical address picks its
+                // plane (a full pool still sends it on in rotation, below).
+                self.stripe_pos = lpn as usize % self.stripe.len();
+            }
             loop {
                 let plane = self.stripe[self.stripe_pos];
                 if !self.pools[plane as usize].exhausted {
@@ -169,6 +174,28 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// With a static mapping every unit lands on the plane its logical address names (the
+    /// pools are never full here), and nothing is lost.
+    #[test]
+    fn static_allocation_puts_each_unit_on_its_address_plane() {
+        let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
+        ftl.allocation = Allocation::Static;
+        let n = ftl.logical_units();
+        let planes = ftl.stripe.len() as u32;
+        let mut off_plane = 0;
+        for i in 0..20_000u32 {
+            let lpn = (i * 7919) % n;
+            ftl.write(lpn, 1, 0);
+            let block = ftl.map.slot(lpn) / ftl.slots_per_block;
+            if ftl.geo.plane_of_block(block) != ftl.stripe[(lpn % planes) as usize] {
+                off_plane += 1;
+            }
+        }
+        assert_eq!(off_plane, 0, "units placed away from their address's plane");
+        assert_eq!(ftl.verify_all(), None);
+        assert_eq!(ftl.integrity_violation(), None);
+    }
 
     /// A host write that reaches a pool due for cleaning stops and says so, having cleaned
     /// nothing itself; resumed after the cleaning, it places every unit and loses nothing.

@@ -118,11 +118,13 @@ impl Ftl {
     /// programmed, or a technique placed a host unit on its die): the next in rotation, or
     /// with `least_loaded` the plane whose die can start new work soonest, ties going to the
     /// next in rotation (so that with every die equally free, timing off included, it is
-    /// rotation). A full pool is the write loop's business: it steps on in rotation.
+    /// rotation). With `static` the next unit's logical address picks its plane when it is
+    /// placed. A full pool is the write loop's business: it steps on in rotation.
     pub fn advance_stripe(&mut self) {
         let next = self.next_in_rotation();
         self.stripe_pos = match self.allocation {
-            Allocation::Rotation => next,
+            // Static: the next unit's address will pick its plane.
+            Allocation::Rotation | Allocation::Static => next,
             Allocation::LeastLoaded => {
                 let n = self.stripe.len();
                 let mut best = (u64::MAX, next);
