@@ -4,7 +4,8 @@
 //! process so that each peak-memory figure is its own; `-- NAME` runs one scenario.
 //! Scenarios: a 16 GiB drive at op 0.07 (4 KiB pages, 8 channels x 4 ways x 2 planes) under
 //! 4 KiB uniform random writes, closed loop, GC on, with the timing model on; the same in
-//! fast-forward; a 70/30 read/write mix with timing on.
+//! fast-forward; a 70/30 read/write mix with timing on; the random writes again under the
+//! queued scheduler (`timing.scheduler = "queued"`).
 
 use std::process::Command;
 use std::time::Instant;
@@ -24,6 +25,10 @@ const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "mix-70r-30w-timing",
         sets: &["ftl.timing=true", "workload.read_ratio=0.7", "run.until=\"requests:12000000\""],
+    },
+    Scenario {
+        name: "random-write-queued",
+        sets: &["ftl.timing=true", "timing.scheduler=\"queued\"", "run.until=\"writes:1dw\""],
     },
 ];
 

@@ -8,6 +8,7 @@
 mod choice;
 
 pub mod budget;
+mod cache_hint;
 pub mod checkpoint;
 pub mod config;
 pub mod device;

@@ -16,22 +16,7 @@ pub(super) const HOST_PREFETCH_UNITS: u32 = 8;
 /// Units ahead of the one being moved whose map entries GC requests.
 pub(super) const GC_PREFETCH_UNITS: u32 = 16;
 
-/// Ask for the cache line holding `slice[i]` (nothing on targets without a prefetch hint;
-/// an index past the end is ignored).
-#[inline(always)]
-pub(super) fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if i < slice.len() {
-        // SAFETY: `_mm_prefetch` only hints the cache; the address is in bounds.
-        #[allow(unused_unsafe)]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(slice.as_ptr().add(i) as *const i8);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
-}
+pub(super) use crate::cache_hint::prefetch;
 
 /// Maps smaller than this stay on ordinary pages (a huge page is 2 MiB).
 #[cfg(target_os = "linux")]

@@ -103,7 +103,7 @@ impl Queued {
             return;
         }
         let die = &self.dies[d as usize];
-        let cand = self.queues.candidates(&self.slab, d, die.urgent);
+        let cand = self.queues.candidates(&self.slab, d, die.urgent, self.policy.reads_arrivals());
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;

@@ -72,6 +72,13 @@ pub trait Policy: Send {
 
     /// The die started the head of `class` (chosen by `pick` from `c`): update `credit`.
     fn started(&self, _class: Class, _c: &Candidates, _credit: &mut u32) {}
+
+    /// Does `pick` read `Candidates::head_arrival`? Filling it costs a look at the head
+    /// record of every non-empty queue, and a deep background queue's head is rarely in
+    /// cache; a policy that orders by class alone says no.
+    fn reads_arrivals(&self) -> bool {
+        false
+    }
 }
 
 /// Arrival order across classes on each die: what booking in submission order does, but
@@ -93,6 +100,10 @@ impl Policy for Fifo {
             }
         }
         best.expect("a pick needs a non-empty class")
+    }
+
+    fn reads_arrivals(&self) -> bool {
+        true
     }
 }
 

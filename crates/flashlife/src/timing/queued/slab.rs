@@ -115,6 +115,11 @@ impl Fifo {
         let i = self.head;
         debug_assert!(i != NONE);
         self.head = slab[i].next;
+        // The new head is looked at when its die next picks: in a deep queue its record was
+        // written long ago and is out of cache, so it is asked for now.
+        if self.head != NONE {
+            crate::cache_hint::prefetch(&slab.recs, self.head as usize);
+        }
         if self.head == NONE {
             self.tail = NONE;
         }
@@ -165,13 +170,14 @@ impl DieQueues {
         self.mask[d as usize]
     }
 
-    /// What the policy sees of die `d` (its mask must be non-zero).
+    /// What the policy sees of die `d` (its mask must be non-zero); the heads' arrival
+    /// numbers only when `arrivals`.
     #[inline]
-    pub fn candidates(&self, slab: &Slab, d: u32, urgent: bool) -> Candidates {
+    pub fn candidates(&self, slab: &Slab, d: u32, urgent: bool, arrivals: bool) -> Candidates {
         let mask = self.mask[d as usize];
         let mut head_arrival = [u64::MAX; CLASSES];
         for c in Class::ALL {
-            if mask & c.bit() != 0 {
+            if arrivals && mask & c.bit() != 0 {
                 head_arrival[c as usize] = slab[self.head(d, c)].arrival;
             }
         }
@@ -213,7 +219,7 @@ mod tests {
         q.push(&mut slab, 1, Class::Background, c);
         assert_eq!(q.mask(1), 0b101);
         assert_eq!(q.mask(0), 0);
-        let cand = q.candidates(&slab, 1, false);
+        let cand = q.candidates(&slab, 1, false, true);
         assert_eq!(cand.head_arrival, [1, u64::MAX, 0]);
         assert_eq!(q.len(1, Class::Background), 2);
         assert_eq!(q.pop(&slab, 1, Class::Background), a);
