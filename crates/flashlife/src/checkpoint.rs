@@ -1,10 +1,12 @@
 //! Checkpoint files: a running simulation's whole state, to stop it and go on later.
 //!
-//! A checkpoint holds the resolved configuration, the run loop's state and the drive (every
-//! FTL array, pool, policy object, random stream, the flash array, the scheduler's timelines and
-//! the statistics so far). The workload is not stored: it is rebuilt from the configuration
-//! and fast-forwarded past the requests already served, which works for every reader and
-//! generator because a workload never sees the drive.
+//! A checkpoint holds the resolved configuration, the run loop's state (with, under the queued
+//! scheduler, the requests in flight) and the drive (every FTL array, pool, policy object,
+//! random stream, the flash array, the scheduler's state: the reservation scheduler's
+//! timelines, or the queued engine's clock, queues and pending events; and the statistics so
+//! far). The workload is not stored: it is rebuilt from the configuration and fast-forwarded
+//! past the requests already served, which works for every reader and generator because a
+//! workload never sees the drive.
 //!
 //! Layout, little endian:
 //!
@@ -38,8 +40,8 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// Bumped whenever the header layout, or the run state's layout within one flashlife
 /// version, changes (2: the run's warnings; 3: the drive's timing is a scheduler object; 4:
 /// device time and host queue wait beside response time; 5: the FTLs' block tables, GC moves
-/// in idle windows).
-pub const FORMAT_VERSION: u32 = 5;
+/// in idle windows; 6: the queued scheduler's state, and the run loop's requests in flight).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

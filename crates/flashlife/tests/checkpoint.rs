@@ -1,7 +1,8 @@
 //! Checkpoints (issue #4): a run stopped at a checkpoint and resumed ends exactly as the
 //! uninterrupted run does (summary apart from the process's own wall time and memory, time
-//! series, erase histogram, latency CDFs), for every drive architecture and technique; bad
-//! checkpoint files are refused without touching the run folder.
+//! series, erase histogram, latency CDFs), for every drive architecture and technique and
+//! under either scheduler (the queued one stopped with requests in flight and its events
+//! pending); bad checkpoint files are refused without touching the run folder.
 
 mod common;
 
@@ -83,7 +84,7 @@ fn open_loop_with_idle_background_gc() {
         &[
             "run.until=requests:40000",
             "workload.arrival.process=\"poisson\"",
-            "workload.arrival.rate_iops=3000",
+            "workload.arrival.rate_iops=1500",
             "gc.background=true",
             "gc.victim=\"cost_benefit\"",
             "stats.interval=\"1s\"",
@@ -236,6 +237,80 @@ fn periodic_checkpoints_survive_a_crash() {
     let resumed = Simulator::resume(&path).unwrap();
     let resumed = resumed.run().unwrap();
     assert_same_run(&whole, &resumed, "periodic");
+}
+
+/// The queued scheduler's drive (`tests/queued_scheduler.rs`) under the queued scheduler.
+fn queued(sets: &[&str]) -> Config {
+    common::config(&[common::PEER, &["timing.scheduler=\"queued\""], sets].concat())
+}
+
+/// How many requests the checkpoint at `path` had served: a run resumed from it and stopped
+/// at once (its own checkpoint going elsewhere, so `path` stays as it was).
+fn requests_at(path: &Path) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut probe = Simulator::resume(path).unwrap();
+    probe.set_checkpoint_path(checkpoint::path_in(dir.path()));
+    probe.set_interrupt_after(0);
+    probe.run().unwrap().summary.run.requests
+}
+
+#[test]
+fn queued_scheduler_with_suspension_and_the_oracle() {
+    // Stopped with 32 requests in flight, GC queued behind host work and programs suspended:
+    // the engine's clock, queues and events, the dependency ring and the run loop's requests
+    // in flight all go on from the file.
+    let cfg = queued(&[
+        "workload.read_ratio=0.3",
+        "timing.suspension=true",
+        "ftl.integrity_oracle=true",
+        "run.until=\"requests:30000\"",
+    ]);
+    let out = check_resume(cfg, &[7_001, 19_999], "queued");
+    let s = out.summary.scheduler.as_ref().expect("a queued run has a scheduler section");
+    assert!(s.program_suspensions > 0, "nothing was suspended");
+    assert!(out.summary.flash.block_erases > 100, "the run should collect garbage");
+    assert!(out.summary.integrity.checks > 0);
+}
+
+#[test]
+fn queued_scheduler_open_loop() {
+    // Poisson arrivals near the drive's capacity: queues build and drain, idle gaps go to
+    // background GC, and a stop can fall with the engine's clock ahead of the next arrival.
+    let cfg = queued(&[
+        "workload.read_ratio=0.3",
+        "workload.arrival.process=\"poisson\"",
+        "workload.arrival.rate_iops=1500",
+        "gc.background=true",
+        "timing.gc_ratio=[4, 1]",
+        "run.until=\"requests:30000\"",
+        "stats.interval=\"1s\"",
+    ]);
+    let out = check_resume(cfg, &[12_345], "queued open loop");
+    assert!(out.summary.host_queue_wait_us.max > 0.0, "no request ever waited for a queue slot");
+    assert!(out.summary.gc.valid_units_moved_idle > 0, "no GC in idle windows");
+}
+
+#[test]
+fn queued_scheduler_periodic_checkpoints_survive_a_crash() {
+    // Every simulated second (the engine's clock), then killed without warning.
+    let cfg = queued(&[
+        "workload.read_ratio=0.3",
+        "timing.suspension=true",
+        "timing.policy=\"fifo\"",
+        "run.until=\"requests:30000\"",
+        "run.checkpoint_every=\"1s\"",
+    ]);
+    let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint::path_in(dir.path());
+    let mut sim = Simulator::new(cfg).unwrap();
+    sim.set_checkpoint_path(path.clone());
+    sim.set_crash_after(20_000);
+    assert!(sim.run().is_err());
+    let at = requests_at(&path);
+    assert!((10_000..20_000).contains(&at), "the last periodic checkpoint was after {at} requests");
+    let resumed = Simulator::resume(&path).unwrap().run().unwrap();
+    assert_same_run(&whole, &resumed, "queued periodic");
 }
 
 #[test]

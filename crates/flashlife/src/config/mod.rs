@@ -971,13 +971,6 @@ impl Config {
                 "a byte count (simulated time stands still when ftl.timing is off)",
             ));
         }
-        if self.timing.scheduler == SchedulerKind::Queued && self.run.checkpoint_interval(1 << 40)?.is_some() {
-            return Err(Error::config(
-                "run.checkpoint_every",
-                &self.run.checkpoint_every,
-                "no periodic checkpoints with timing.scheduler = \"queued\" (its state is not checkpointed yet; use \"reservation\" for resumable runs)",
-            ));
-        }
         self.run.memory_limit()?;
         self.reusable.validate(self)?;
         self.reliability.validate()?;

@@ -8,14 +8,16 @@ use crate::timing::Finished;
 use super::RunState;
 
 /// A request the drive is working on.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Request {
     kind: IoKind,
     arrival: u64,
     issue: u64,
 }
 
-/// Requests in flight under an event-driven scheduler, in slots `0..queue depth`.
+/// Requests in flight under an event-driven scheduler, in slots `0..queue depth`. Part of the
+/// run state, so a checkpoint keeps the requests issued and not finished yet.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct InFlight {
     slots: Vec<Option<Request>>,
     free: Vec<u32>,
@@ -42,18 +44,21 @@ impl InFlight {
         self.slots[slot as usize] = Some(Request { kind, arrival, issue });
         slot
     }
-
-    /// Record every request reported finished in `st`, and free their slots.
-    pub fn settle(&mut self, st: &mut RunState) {
-        for f in self.finished.drain(..) {
-            let r = self.slots[f.request as usize].take().expect("a finished request was in flight");
-            self.free.push(f.request);
-            st.finished(r.kind, r.arrival, r.issue, f.finish);
-        }
-    }
 }
 
 impl RunState {
+    /// Record every request the scheduler reported finished (in `flight.finished`), and free
+    /// their slots.
+    pub(super) fn settle(&mut self) {
+        let mut finished = std::mem::take(&mut self.flight.finished);
+        for f in finished.drain(..) {
+            let r = self.flight.slots[f.request as usize].take().expect("a finished request was in flight");
+            self.flight.free.push(f.request);
+            self.finished(r.kind, r.arrival, r.issue, f.finish);
+        }
+        self.flight.finished = finished;
+    }
+
     /// `req` was issued at `issue`, having arrived at `arrival`.
     pub(super) fn issued(&mut self, req: &HostRequest, arrival: u64, issue: u64, open_loop: bool) {
         debug_assert!(arrival <= issue, "a request issued before it arrived");

@@ -40,6 +40,7 @@ pub use progress::{Progress, ProgressSink};
 pub use report::{LatencyCdfs, RunOutput};
 
 use build::{resolve_failure_point, workload_context};
+use flight::InFlight;
 
 /// How a caller steers a run: a flag that stops it (cleanly, with a checkpoint where it has a
 /// folder) and a sink that hears how far it is.
@@ -76,8 +77,11 @@ pub struct Simulator {
 /// The run loop's own state (the drive holds the rest): what a checkpoint needs to go on.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct RunState {
-    /// Completion times of the requests in flight.
+    /// Completion times of the requests in flight (a scheduler that knows them at submission).
     outstanding: BinaryHeap<Reverse<u64>>,
+    /// The requests in flight under an event-driven scheduler (the queued one), whose
+    /// completions the scheduler reports later.
+    flight: InFlight,
     /// Response time (arrival -> completion) of reads and writes: the headline latency.
     lat_read: LatencyHistogram,
     lat_write: LatencyHistogram,
@@ -121,6 +125,7 @@ impl RunState {
         };
         Ok(RunState {
             outstanding: BinaryHeap::with_capacity(cfg.host.queue_depth as usize + 1),
+            flight: InFlight::new(cfg.host.queue_depth as usize),
             lat_read: LatencyHistogram::new(),
             lat_write: LatencyHistogram::new(),
             dev_read: LatencyHistogram::new(),

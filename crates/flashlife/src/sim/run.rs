@@ -13,7 +13,6 @@ use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
 use crate::workload;
 
-use super::flight::InFlight;
 use super::progress::{self, Progress};
 use super::report::{push_row, report, RunOutput};
 use super::Simulator;
@@ -42,7 +41,6 @@ impl Simulator {
         // A scheduler that completes work after submission (the queued one) is driven by its
         // events: requests are issued at its clock and recorded when it says they finished.
         let event_driven = self.ftl.scheduler_mut().events().is_some();
-        let mut flight = InFlight::new(qd);
 
         loop {
             let st = &self.state;
@@ -74,13 +72,7 @@ impl Simulator {
             let interrupted = self.interrupt_after.is_some_and(|n| st.requests >= n)
                 || (st.requests & 1023 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
             if interrupted {
-                if event_driven && self.checkpoint_path.is_some() {
-                    let w = "interrupted under the queued scheduler, whose state is not checkpointed: the partial results cannot be resumed".to_string();
-                    eprintln!("flashlife: warning: {w}");
-                    self.state.warnings.push(w);
-                } else {
-                    self.write_checkpoint(started.elapsed().as_secs_f64())?;
-                }
+                self.write_checkpoint(started.elapsed().as_secs_f64())?;
                 stop_reason = "interrupted".into();
                 break;
             }
@@ -150,7 +142,7 @@ impl Simulator {
             }
 
             if event_driven {
-                self.issue_queued(&req, first, units, open_loop, &mut flight)?;
+                self.issue_queued(&req, first, units, open_loop)?;
             } else {
                 self.issue_reserved(&req, first, units, open_loop, qd);
             }
@@ -172,7 +164,7 @@ impl Simulator {
         }
         if event_driven {
             // Requests issued before the stop finish; background work still queued is left.
-            self.drain_queued(&mut flight)?;
+            self.drain_queued()?;
         }
         if stop_reason != "interrupted" && self.remove_checkpoint_at_end {
             // A finished run's checkpoint is stale: resuming it would only repeat the end.

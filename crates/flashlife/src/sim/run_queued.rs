@@ -5,7 +5,6 @@
 use crate::error::{Error, Result};
 use crate::host::request::{HostRequest, IoKind};
 
-use super::flight::InFlight;
 use super::Simulator;
 
 impl Simulator {
@@ -14,45 +13,38 @@ impl Simulator {
     /// handled first, in time order, so completions free slots and follow-up work starts at
     /// the instant its input finishes; an open-loop gap with nothing in flight is an idle
     /// window for the drive's background work.
-    pub(super) fn issue_queued(
-        &mut self,
-        req: &HostRequest,
-        first: u32,
-        units: u32,
-        open_loop: bool,
-        flight: &mut InFlight,
-    ) -> Result<()> {
+    pub(super) fn issue_queued(&mut self, req: &HostRequest, first: u32, units: u32, open_loop: bool) -> Result<()> {
         let target = if open_loop { req.arrival_ns } else { self.state.now };
         let mut idled = false;
         loop {
             let ev = self.ftl.scheduler_mut().events().expect("an event-driven scheduler");
             let (clock, next) = (ev.now(), ev.next_event_time());
-            if open_loop && flight.len() == 0 && !idled && target > clock {
+            if open_loop && self.state.flight.len() == 0 && !idled && target > clock {
                 idled = true;
                 self.ftl.idle(clock, target);
                 continue;
             }
-            if !flight.is_full() && next.is_none_or(|e| e > target) {
+            if !self.state.flight.is_full() && next.is_none_or(|e| e > target) {
                 break;
             }
             let Some(e) = next else {
                 return Err(Error::Run(format!(
                     "the queued scheduler has {} requests in flight and nothing scheduled (a lost dependency: please report it)",
-                    flight.len()
+                    self.state.flight.len()
                 )));
             };
-            ev.advance(e, &mut flight.finished);
-            flight.settle(&mut self.state);
+            ev.advance(e, &mut self.state.flight.finished);
+            self.state.settle();
         }
         let ev = self.ftl.scheduler_mut().events().expect("an event-driven scheduler");
         let issue = target.max(ev.now());
-        ev.advance(issue, &mut flight.finished);
-        flight.settle(&mut self.state);
+        ev.advance(issue, &mut self.state.flight.finished);
+        self.state.settle();
 
         let arrival = if open_loop { req.arrival_ns } else { issue };
         self.state.now = issue;
         self.state.issued(req, arrival, issue, open_loop);
-        let slot = flight.open(req.kind, arrival, issue);
+        let slot = self.state.flight.open(req.kind, arrival, issue);
         self.ftl.scheduler_mut().events().expect("event-driven").begin_request(slot);
         let transfer_after = match req.kind {
             IoKind::Write => {
@@ -66,25 +58,25 @@ impl Simulator {
             }
         };
         let ev = self.ftl.scheduler_mut().events().expect("event-driven");
-        ev.end_request(transfer_after, &mut flight.finished);
-        flight.settle(&mut self.state);
+        ev.end_request(transfer_after, &mut self.state.flight.finished);
+        self.state.settle();
         Ok(())
     }
 
     /// Handle events until every request issued has finished.
-    pub(super) fn drain_queued(&mut self, flight: &mut InFlight) -> Result<()> {
-        while flight.len() > 0 {
+    pub(super) fn drain_queued(&mut self) -> Result<()> {
+        while self.state.flight.len() > 0 {
             let Some(ev) = self.ftl.scheduler_mut().events() else {
                 return Ok(()); // timing switched off: nothing more will be timed
             };
             let Some(e) = ev.next_event_time() else {
                 return Err(Error::Run(format!(
                     "the queued scheduler has {} requests in flight and nothing scheduled (a lost dependency: please report it)",
-                    flight.len()
+                    self.state.flight.len()
                 )));
             };
-            ev.advance(e, &mut flight.finished);
-            flight.settle(&mut self.state);
+            ev.advance(e, &mut self.state.flight.finished);
+            self.state.settle();
         }
         Ok(())
     }

@@ -28,7 +28,7 @@ use crate::flash::BitMode;
 use crate::stats::Cause;
 
 /// What a transaction does to its resources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     /// The die senses a page, then `bytes` cross its channel to the controller. The die stays
     /// busy until its page register is drained.
@@ -43,7 +43,7 @@ pub enum Op {
 
 /// One flash (or host link) operation, as the FTL decided it: what, where, how much data,
 /// and on whose behalf. Small and `Copy`: built on the stack per operation, never allocated.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Transaction {
     pub op: Op,
     /// The die (unused for host transfers).
@@ -146,7 +146,7 @@ pub trait Scheduler: Send {
 }
 
 /// A host request whose flash work (and, for a read, its data's trip to the host) is done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Finished {
     /// The slot the run loop gave it in `begin_request`.
     pub request: u32,

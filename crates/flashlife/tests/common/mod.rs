@@ -16,6 +16,26 @@ pub const ZOMBIE_TO_DEATH: &[&str] = &[
     "ftl.integrity_oracle=true",
 ];
 
+/// The queued scheduler's drive (the side-by-side comparison of issue 16, scaled down): 8 dies on 4
+/// channels, one plane, 4 KiB pages, MLC 75/750/3800 us, QD32 random writes at steady state.
+pub const PEER: &[&str] = &[
+    "geometry.channels=4",
+    "geometry.ways=2",
+    "geometry.dies=1",
+    "geometry.planes=1",
+    "geometry.blocks_per_plane=96",
+    "geometry.pages_per_block=64",
+    "flash.bit_mode=\"mlc\"",
+    "flash.page_size=4096",
+    "flash.mlc.read_us=75.0",
+    "flash.mlc.program_us=750.0",
+    "flash.mlc.erase_us=3800.0",
+    "capacity.overprovisioning=0.15",
+    "host.queue_depth=32",
+    "run.until=\"writes:1.5dw\"",
+    "run.progress=\"off\"",
+];
+
 /// Build a configuration from `key=value` overrides over the defaults.
 pub fn config(sets: &[&str]) -> Config {
     let mut b = ConfigBuilder::new();

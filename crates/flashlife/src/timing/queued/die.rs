@@ -11,7 +11,7 @@ use super::{Completion, Queued};
 use crate::timing::Op;
 
 /// What a die is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum Phase {
     Idle,
     /// A read senses until `end`.
@@ -28,6 +28,7 @@ pub(super) enum Phase {
     Suspending,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Die {
     pub phase: Phase,
     /// The record in service (the one being suspended, in `Suspending`).

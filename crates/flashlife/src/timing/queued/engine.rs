@@ -14,6 +14,7 @@ use super::slab::{Fifo, Rec, NONE};
 use super::{Completion, Queued};
 use crate::timing::{Op, Transaction};
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Channel {
     /// When the current transfer ends.
     pub free_at: u64,
@@ -33,6 +34,7 @@ impl Channel {
 }
 
 /// The host link: one FIFO.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Link {
     pub q: Fifo,
     pub cur: u32,

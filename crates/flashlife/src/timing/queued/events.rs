@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// What happens at an event's time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum Kind {
     /// Record `idx` becomes ready to start.
     Ready,
@@ -20,7 +20,7 @@ pub(super) enum Kind {
     Link,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Event {
     /// Time in the high 64 bits, sequence in the low: one integer compare orders events.
     key: u128,
@@ -54,6 +54,7 @@ impl Ord for Event {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Events {
     heap: BinaryHeap<Event>,
     seq: u64,

@@ -108,7 +108,7 @@ pub struct Completion {
 
 /// Program/erase suspension parameters. A read suspends an operation only in its array
 /// phase, with at least the minimum remaining, fewer than `max_per_operation` times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Suspension {
     pub program_suspend_ns: u64,
     pub program_resume_ns: u64,
@@ -137,6 +137,10 @@ pub struct QueuedParams {
 }
 
 /// The queued scheduler (see the module docs for the contract).
+///
+/// Serialisable whole, mid-run (work queued, running, suspended, events pending): a
+/// checkpoint restores it and advancing goes on exactly as the original would.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Queued {
     now: u64,
     times: ArrayTimes,

@@ -12,7 +12,7 @@ use crate::timing::Op;
 pub const CLASSES: usize = 3;
 
 /// The queue a transaction waits in on its die.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Class {
     /// Host reads.
     HostRead = 0,
@@ -61,7 +61,9 @@ impl Candidates {
     }
 }
 
-/// A scheduling policy: picks the class whose head a die starts next.
+/// A scheduling policy: picks the class whose head a die starts next. Serialised by name
+/// (`typetag`) with the engine, so a checkpoint keeps it.
+#[typetag::serde]
 pub trait Policy: Send {
     /// The name a configuration will select it by.
     fn name(&self) -> &'static str;
@@ -83,9 +85,10 @@ pub trait Policy: Send {
 
 /// Arrival order across classes on each die: what booking in submission order does, but
 /// only per die (dies and channels still overlap). Ignores urgency.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Fifo;
 
+#[typetag::serde(name = "fifo")]
 impl Policy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
@@ -109,7 +112,7 @@ impl Policy for Fifo {
 
 /// Background operations per host operations when both wait on a die (the soft threshold's
 /// "GC at a ratio" mode), e.g. `{ background: 1, host: 4 }`: one GC step per four host ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GcRatio {
     pub background: u32,
     pub host: u32,
@@ -120,11 +123,12 @@ pub struct GcRatio {
 /// - a die flagged urgent (hard threshold: free blocks nearly gone) serves background first;
 /// - with a [`GcRatio`], background work waiting behind host work still gets its share
 ///   (soft threshold); without one it runs only when the die has no host work.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Priority {
     pub gc_ratio: Option<GcRatio>,
 }
 
+#[typetag::serde(name = "priority")]
 impl Policy for Priority {
     fn name(&self) -> &'static str {
         "priority"

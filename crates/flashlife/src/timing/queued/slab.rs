@@ -12,7 +12,7 @@ use crate::timing::Op;
 pub(super) const NONE: u32 = u32::MAX;
 
 /// One submitted transaction, from submission to completion.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Rec {
     pub op: Op,
     pub class: Class,
@@ -37,6 +37,7 @@ pub(super) struct Rec {
 }
 
 /// The records.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Slab {
     recs: Vec<Rec>,
     free: u32,
@@ -88,7 +89,7 @@ impl std::ops::IndexMut<u32> for Slab {
 }
 
 /// A FIFO threaded through the records' `next` links.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Fifo {
     pub head: u32,
     tail: u32,
@@ -129,6 +130,7 @@ impl Fifo {
 }
 
 /// The class queues of every die, with each die's non-empty mask.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct DieQueues {
     q: Vec<[Fifo; CLASSES]>,
     mask: Vec<u8>,

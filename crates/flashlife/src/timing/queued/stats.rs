@@ -8,6 +8,7 @@
 use super::policy::{Class, CLASSES};
 
 /// Counters the engine updates as it goes.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Counters {
     /// Per (die, class): integral of the queue length over time (length x ns), the time
     /// it was last changed, and its largest value.

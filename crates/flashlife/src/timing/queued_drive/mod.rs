@@ -40,7 +40,7 @@ pub(super) const NONE: u32 = u32::MAX;
 const NO_TOKEN: u64 = u64::MAX;
 
 /// A transaction waiting for another to finish before it goes to the engine.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Parked {
     tx: Transaction,
     id: u64,
@@ -55,7 +55,7 @@ struct Parked {
 }
 
 /// A host request in flight.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Request {
     /// Its transactions not finished yet.
     pending: u32,
@@ -70,7 +70,7 @@ struct Request {
 }
 
 /// Why a die serves background work first, if it does.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Urgency {
     /// Host programs parked on its erases (their blocks are not erased yet).
     holds: u32,
@@ -83,7 +83,7 @@ struct Urgency {
 }
 
 /// Counters kept beside the engine's own.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Counts {
     transactions: u64,
     hard_threshold_episodes: u64,
@@ -92,7 +92,10 @@ struct Counts {
     max_behind_background_ns: u64,
 }
 
-/// The queued scheduler (see the module docs).
+/// The queued scheduler (see the module docs). Checkpoints keep all of it (the engine with its
+/// clock, queues and pending events; the dependency ring, parked work and requests in
+/// flight), so a resumed run goes on exactly where it stopped.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct QueuedScheduler {
     engine: Queued,
     timing: bool,
@@ -113,6 +116,8 @@ pub struct QueuedScheduler {
     /// program finds its block not yet erased.
     lag_limit: u32,
     counts: Counts,
+    /// Completions between the engine and `finished` (empty between calls).
+    #[serde(skip)]
     scratch: Vec<Completion>,
 }
 
@@ -440,21 +445,5 @@ impl EventDriven for QueuedScheduler {
         }
         self.scratch = comps;
         self.tokens.trim();
-    }
-}
-
-/// A queued scheduler's state is not saved in checkpoints (yet): a run that uses it cannot be
-/// resumed, and the configuration refuses periodic checkpoints with it.
-impl serde::Serialize for QueuedScheduler {
-    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
-        Err(serde::ser::Error::custom(
-            "the queued scheduler's state cannot be checkpointed yet (use timing.scheduler = \"reservation\" for resumable runs)",
-        ))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for QueuedScheduler {
-    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-        Err(serde::de::Error::custom("a checkpoint cannot hold a queued scheduler"))
     }
 }

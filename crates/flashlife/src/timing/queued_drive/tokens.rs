@@ -25,7 +25,7 @@ pub(super) const PENDING: u64 = u64::MAX;
 const KEEP: usize = 1 << 14;
 
 /// One submitted transaction, as the dependency tracking sees it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Tok {
     /// The value handed back for it.
     pub value: u64,
@@ -47,6 +47,7 @@ pub(super) struct Tok {
 }
 
 /// Transactions by id, oldest first; ids are consecutive, values strictly increasing.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.

@@ -1,6 +1,7 @@
 //! The queued engine's checks, each against a reference outside this engine: the
 //! reservation scheduler's costs, queueing theory's closed forms, resource bounds.
 
+mod checkpoint;
 mod observe;
 mod queueing;
 mod reference;
