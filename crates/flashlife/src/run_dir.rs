@@ -12,6 +12,9 @@
 //!    its files, `summary.json` last (the completion marker), and only then removes its
 //!    checkpoint and any `partial/` results. An interrupted run writes its files under
 //!    `partial/` instead, beside the checkpoint, so no tool takes them for final.
+//! 5. The per-request log (`stats.request_log`) is streamed to `requests.csv.part` and
+//!    renamed `requests.csv` before the summary is written; an interrupted run leaves the
+//!    `.part` file beside its checkpoint, and a resumed run goes on writing it.
 
 use std::fs::File;
 use std::io::Write;
@@ -20,6 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::checkpoint;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::sim::request_log;
 use crate::sim::{Control, RunOutput, Simulator};
 
 /// The lock file's name inside a run folder.
@@ -148,6 +152,8 @@ impl RunDir {
             rm(self.path.join(name))?;
         }
         rm(self.checkpoint_path())?;
+        rm(self.path.join(request_log::FINAL_NAME))?;
+        rm(self.path.join(request_log::PART_NAME))?;
         let partial = self.path.join(PARTIAL_DIR);
         if partial.exists() {
             std::fs::remove_dir_all(&partial).map_err(|e| Error::io(partial.display(), e))?;
@@ -284,10 +290,18 @@ pub fn resume_dir(out_dir: &Path, control: Control) -> Result<RunOutput> {
 fn finish_in_dir(mut sim: Simulator, dir: &RunDir, control: Control) -> Result<RunOutput> {
     sim.set_control(control);
     sim.keep_checkpoint_at_end();
+    sim.set_request_log(dir.path().join(request_log::PART_NAME));
     let out = sim.run()?;
     if out.summary.run.stop == "interrupted" {
+        // The request log stays `requests.csv.part` beside the checkpoint: a resumed run
+        // goes on writing it.
         dir.write_partial(&out)?;
     } else {
+        let part = dir.path().join(request_log::PART_NAME);
+        if part.exists() {
+            let done = dir.path().join(request_log::FINAL_NAME);
+            std::fs::rename(&part, &done).map_err(|e| Error::io(done.display(), e))?;
+        }
         dir.write_final(&out)?;
     }
     Ok(out)

@@ -26,6 +26,7 @@ fn every_config_key_is_documented() {
     cfg.flash.capacity_on_drop = flashlife::config::CapacityOnDrop::PageSize;
     cfg.wear_leveling.measure = flashlife::config::WearMeasure::RemainingLife;
     cfg.timing.scheduler = flashlife::config::SchedulerKind::Queued;
+    cfg.stats.request_log = true;
     keys("", &toml::Value::try_from(cfg).unwrap(), &mut all);
     all.push("capacity.reserve".into());
     // Left out of a resolved configuration at its defaults, documented all the same.

@@ -137,3 +137,35 @@ fn suspension_settings_need_the_queued_scheduler() {
     let e = flashlife::ConfigBuilder::new().set("timing.suspension=true").unwrap().build().unwrap_err().to_string();
     assert!(e.contains("timing.scheduler"), "{e}");
 }
+
+/// The time series carries the scheduler's view per interval under the queued scheduler
+/// (and only there); weighted by the intervals' lengths, the dies' busy shares add up to the
+/// summary's whole-run share.
+#[test]
+fn the_time_series_splits_the_scheduler_counters_by_interval() {
+    let q = run(&[QUEUED, "workload.read_ratio=0.3", "run.until=\"requests:40000\"", "stats.interval=\"20ms\""]);
+    let csv = q.timeseries.to_csv();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert!(header.ends_with(&[
+        "die_busy",
+        "channel_busy",
+        "background_share",
+        "queue_host_read",
+        "queue_host_write",
+        "queue_background"
+    ]));
+    let rows = &q.timeseries.rows;
+    assert!(rows.len() > 5, "{} rows", rows.len());
+    let (mut prev, mut weighted) = (0.0, 0.0);
+    for r in rows {
+        let s = r.sched.expect("every row has the scheduler's columns");
+        assert!((0.0..=1.0 + 1e-9).contains(&s.die_busy) && s.queue_background >= 0.0);
+        weighted += s.die_busy * (r.time_s - prev);
+        prev = r.time_s;
+    }
+    let whole = q.summary.scheduler.as_ref().unwrap();
+    let mean = weighted / prev;
+    assert!((mean - whole.die_busy.mean).abs() < 0.01, "intervals {mean:.4} vs whole run {:.4}", whole.die_busy.mean);
+    let r = run(&["run.until=\"requests:2000\""]);
+    assert!(!r.timeseries.to_csv().lines().next().unwrap().contains("die_busy"));
+}

@@ -500,11 +500,15 @@ impl RunConfig {
 pub struct StatsConfig {
     /// Time-series interval: a time (`100ms`, `1s`) or host bytes written (`1GiB`, `0.1dw`).
     pub interval: String,
+    /// Write one CSV row per request (`requests.csv` in the run folder). Written to TOML only
+    /// when on, so configurations that predate the key keep their text (and hash).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub request_log: bool,
 }
 
 impl Default for StatsConfig {
     fn default() -> Self {
-        StatsConfig { interval: "0.05dw".into() }
+        StatsConfig { interval: "0.05dw".into(), request_log: false }
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::host::request::{HostRequest, IoKind};
 use crate::timing::Finished;
 
-use super::RunState;
+use super::{BehindBackground, RunState};
 
 /// A request the drive is working on.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -13,6 +13,7 @@ struct Request {
     kind: IoKind,
     arrival: u64,
     issue: u64,
+    bytes: u64,
 }
 
 /// Requests in flight under an event-driven scheduler, in slots `0..queue depth`. Part of the
@@ -39,9 +40,9 @@ impl InFlight {
     }
 
     /// A slot for a request issued at `issue`.
-    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64) -> u32 {
+    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64, bytes: u64) -> u32 {
         let slot = self.free.pop().expect("a free slot: the run loop issues only below the queue depth");
-        self.slots[slot as usize] = Some(Request { kind, arrival, issue });
+        self.slots[slot as usize] = Some(Request { kind, arrival, issue, bytes });
         slot
     }
 }
@@ -54,7 +55,8 @@ impl RunState {
         for f in finished.drain(..) {
             let r = self.flight.slots[f.request as usize].take().expect("a finished request was in flight");
             self.flight.free.push(f.request);
-            self.finished(r.kind, r.arrival, r.issue, f.finish);
+            let behind = BehindBackground { ns: f.behind_background_ns, hard_threshold: f.hard_threshold };
+            self.finished(r.kind, r.arrival, r.issue, f.finish, r.bytes, Some(behind));
         }
         self.flight.finished = finished;
     }
@@ -80,9 +82,21 @@ impl RunState {
         self.requests += 1;
     }
 
-    /// A request of `kind` that arrived at `arrival` and was issued at `issue` finished at
-    /// `finish`: response time counts from arrival, device time from issue.
-    pub(super) fn finished(&mut self, kind: IoKind, arrival: u64, issue: u64, finish: u64) {
+    /// A request of `kind` for `bytes` that arrived at `arrival` and was issued at `issue`
+    /// finished at `finish`: response time counts from arrival, device time from issue.
+    /// `behind`: what the scheduler knows of its wait behind background work.
+    pub(super) fn finished(
+        &mut self,
+        kind: IoKind,
+        arrival: u64,
+        issue: u64,
+        finish: u64,
+        bytes: u64,
+        behind: Option<BehindBackground>,
+    ) {
+        if let Some(log) = self.log.as_mut() {
+            log.row(arrival, issue, finish, kind, bytes, behind);
+        }
         let (latency, device) = (finish - arrival, finish - issue);
         match kind {
             IoKind::Read => {

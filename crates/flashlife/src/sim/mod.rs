@@ -13,6 +13,7 @@ mod build;
 mod flight;
 mod progress;
 mod report;
+pub(crate) mod request_log;
 mod run;
 mod run_queued;
 
@@ -41,6 +42,8 @@ pub use report::{LatencyCdfs, RunOutput};
 
 use build::{resolve_failure_point, workload_context};
 use flight::InFlight;
+pub use request_log::BehindBackground;
+use request_log::RequestLog;
 
 /// How a caller steers a run: a flag that stops it (cleanly, with a checkpoint where it has a
 /// folder) and a sink that hears how far it is.
@@ -72,6 +75,8 @@ pub struct Simulator {
     /// Remove the checkpoint when the run ends (a run folder keeps it until the outputs
     /// are safely written, and removes it itself).
     remove_checkpoint_at_end: bool,
+    /// Where the per-request log goes (`stats.request_log`; a run folder sets it).
+    request_log_path: Option<PathBuf>,
 }
 
 /// The run loop's own state (the drive holds the rest): what a checkpoint needs to go on.
@@ -114,6 +119,11 @@ struct RunState {
     wall_seconds_before: f64,
     /// What went wrong without stopping the run (for `summary.run.warnings`).
     warnings: Vec<String>,
+    /// The per-request log, when `stats.request_log` is on (opened by the run, not saved).
+    #[serde(skip)]
+    log: Option<RequestLog>,
+    /// Bytes of the log flushed at the last checkpoint (a resumed run cuts it back to this).
+    log_bytes: u64,
 }
 
 impl RunState {
@@ -146,6 +156,8 @@ impl RunState {
             next_checkpoint: cfg.run.checkpoint_interval(logical_bytes)?.map_or(u64::MAX, first_mark),
             wall_seconds_before: 0.0,
             warnings: Vec::new(),
+            log: None,
+            log_bytes: 0,
         })
     }
 }
@@ -249,6 +261,7 @@ impl Simulator {
             open_loop: None,
             progress: None,
             remove_checkpoint_at_end: true,
+            request_log_path: None,
         })
     }
 
@@ -284,6 +297,7 @@ impl Simulator {
             state: data.state,
             progress: None,
             remove_checkpoint_at_end: true,
+            request_log_path: None,
         })
     }
 
@@ -291,6 +305,32 @@ impl Simulator {
     /// interrupted.
     pub fn set_checkpoint_path(&mut self, path: PathBuf) {
         self.checkpoint_path = Some(path);
+    }
+
+    /// Stream the per-request log (`stats.request_log`) to `path`: a new file for a fresh
+    /// run, the checkpoint's log cut back to its recorded length for a resumed one.
+    pub fn set_request_log(&mut self, path: PathBuf) {
+        self.request_log_path = Some(path);
+    }
+
+    /// Open the request log the configuration asks for (at the start of `run`).
+    fn open_request_log(&mut self) -> Result<()> {
+        if !self.cfg.stats.request_log || self.state.log.is_some() {
+            return Ok(());
+        }
+        let Some(path) = &self.request_log_path else {
+            return Err(Error::config(
+                "stats.request_log",
+                true,
+                "false without a run folder (the log is streamed to DIR/requests.csv: flashlife run --out DIR, or out_dir= in Python)",
+            ));
+        };
+        self.state.log = Some(if self.state.requests == 0 && self.state.log_bytes == 0 {
+            RequestLog::create(path)?
+        } else {
+            RequestLog::resume(path, self.state.log_bytes)?
+        });
+        Ok(())
     }
 
     /// Leave the checkpoint in place when the run ends, for a caller that removes it once the
@@ -316,6 +356,9 @@ impl Simulator {
         let Some(path) = self.checkpoint_path.clone() else {
             return Ok(());
         };
+        if let Some(log) = self.state.log.as_mut() {
+            self.state.log_bytes = log.flush()?;
+        }
         let before = self.state.wall_seconds_before;
         self.state.wall_seconds_before = before + elapsed;
         let config_toml = self.cfg.to_toml();

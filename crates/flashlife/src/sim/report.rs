@@ -243,6 +243,9 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
     let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
     let units = c.host_unit_writes - ts.last_host_units;
     let programs = c.unit_programs.total() - ts.last_unit_programs;
+    let totals = drive.scheduler().totals();
+    let sched = totals.map(|t| t.since(&ts.last_sched.unwrap_or_default()));
+    ts.last_sched = totals;
     let row = Row {
         time_s: now as f64 / 1e9,
         host_bytes_written: host.write_bytes,
@@ -265,6 +268,7 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
         uncorrectable_reads: c.uncorrectable_reads,
         reclaim_programs: c.page_programs.get(Cause::Reclaim),
         reclaim_erases: c.block_erases.get(Cause::Reclaim),
+        sched,
     };
     ts.rows.push(row);
     ts.interval_latency.reset();

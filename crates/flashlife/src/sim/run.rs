@@ -21,6 +21,7 @@ impl Simulator {
     /// Run until the stop condition.
     pub fn run(mut self) -> Result<RunOutput> {
         let started = Instant::now();
+        self.open_request_log()?;
         let unit = self.ftl.unit_bytes();
         let logical_units = self.ftl.logical_units() as u64;
         let logical_bytes = logical_units * unit;
@@ -187,6 +188,9 @@ impl Simulator {
                 return Err(Error::Integrity(v));
             }
         }
+        if let Some(log) = self.state.log.as_mut() {
+            self.state.log_bytes = log.flush()?;
+        }
         let segment = started.elapsed().as_secs_f64();
         Ok(report(self.cfg, self.ftl.as_ref(), self.state, segment, stop_reason, logical_bytes, unit))
     }
@@ -231,7 +235,7 @@ impl Simulator {
         let arrival = if open_loop { req.arrival_ns } else { issue };
         st.issued(req, arrival, issue, open_loop);
         st.outstanding.push(Reverse(completion));
-        st.finished(req.kind, arrival, issue, completion);
+        st.finished(req.kind, arrival, issue, completion, req.size, None);
     }
 }
 

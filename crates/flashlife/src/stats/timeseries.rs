@@ -29,7 +29,27 @@ pub struct Row {
     /// Cumulative page programs and block erases of read reclaim.
     pub reclaim_programs: u64,
     pub reclaim_erases: u64,
+    /// The scheduler's view of the interval (the queued scheduler only).
+    pub sched: Option<SchedRow>,
 }
+
+/// Where the dies' time went in one interval, under the queued scheduler.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SchedRow {
+    /// Share of the interval the dies (mean over dies) and channels were busy.
+    pub die_busy: f64,
+    pub channel_busy: f64,
+    /// Share of the dies' busy time spent on background work.
+    pub background_share: f64,
+    /// Mean transactions waiting over the interval, all dies together, by class.
+    pub queue_host_read: f64,
+    pub queue_host_write: f64,
+    pub queue_background: f64,
+}
+
+/// Columns added after [`COLUMNS`] when the rows carry the scheduler's view.
+pub const SCHED_COLUMNS: &[&str] =
+    &["die_busy", "channel_busy", "background_share", "queue_host_read", "queue_host_write", "queue_background"];
 
 /// Column names, in order.
 pub const COLUMNS: &[&str] = &[
@@ -64,15 +84,59 @@ pub struct TimeSeries {
     pub last_unit_programs: u64,
     /// Host read latency and retry tracking for the read-reliability columns.
     pub long_reads: LongReads,
+    /// The scheduler's cumulative figures at the last row (for interval differences).
+    pub last_sched: Option<SchedTotals>,
+}
+
+/// Cumulative scheduler figures at a row: busy time summed over dies and channels,
+/// background busy time, and each class's queue-length integral (length x ns).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SchedTotals {
+    pub elapsed_ns: u64,
+    pub dies: u32,
+    pub channels: u32,
+    pub die_busy_ns: u64,
+    pub channel_busy_ns: u64,
+    pub background_busy_ns: u64,
+    pub queue_area: [f64; 3],
+}
+
+impl SchedTotals {
+    /// The interval from `before` to `self` as a row's columns.
+    pub fn since(&self, before: &SchedTotals) -> SchedRow {
+        let dt = self.elapsed_ns.saturating_sub(before.elapsed_ns) as f64;
+        if dt <= 0.0 {
+            return SchedRow::default();
+        }
+        let die = (self.die_busy_ns - before.die_busy_ns) as f64;
+        let q = |i: usize| (self.queue_area[i] - before.queue_area[i]) / dt;
+        SchedRow {
+            die_busy: die / (dt * self.dies.max(1) as f64),
+            channel_busy: (self.channel_busy_ns - before.channel_busy_ns) as f64 / (dt * self.channels.max(1) as f64),
+            background_share: if die > 0.0 {
+                (self.background_busy_ns - before.background_busy_ns) as f64 / die
+            } else {
+                0.0
+            },
+            queue_host_read: q(0),
+            queue_host_write: q(1),
+            queue_background: q(2),
+        }
+    }
 }
 
 impl TimeSeries {
     /// The rows as CSV with a header.
     pub fn to_csv(&self) -> String {
+        let sched = self.rows.iter().any(|r| r.sched.is_some());
         let mut s = COLUMNS.join(",");
+        if sched {
+            s.push(',');
+            s.push_str(&SCHED_COLUMNS.join(","));
+        }
         s.push('\n');
         for r in &self.rows {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "{:.6},{},{:.3},{:.1},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.5},{:.6},{:.4},{},{},{}",
                 r.time_s,
@@ -93,6 +157,20 @@ impl TimeSeries {
                 r.reclaim_programs,
                 r.reclaim_erases
             );
+            if sched {
+                let q = r.sched.unwrap_or_default();
+                let _ = write!(
+                    s,
+                    ",{:.4},{:.4},{:.4},{:.3},{:.3},{:.3}",
+                    q.die_busy,
+                    q.channel_busy,
+                    q.background_share,
+                    q.queue_host_read,
+                    q.queue_host_write,
+                    q.queue_background
+                );
+            }
+            s.push('\n');
         }
         s
     }

@@ -143,6 +143,12 @@ pub trait Scheduler: Send {
     fn summary(&self) -> Option<SchedulerSummary> {
         None
     }
+
+    /// Cumulative busy times and queue integrals, for the time series' per-interval columns
+    /// (`None`: the scheduler keeps none).
+    fn totals(&self) -> Option<crate::stats::timeseries::SchedTotals> {
+        None
+    }
 }
 
 /// A host request whose flash work (and, for a read, its data's trip to the host) is done.

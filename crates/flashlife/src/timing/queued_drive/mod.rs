@@ -31,6 +31,7 @@ mod tests;
 
 pub use summary::SchedulerSummary;
 
+use crate::stats::timeseries::SchedTotals;
 use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
 use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
@@ -394,6 +395,20 @@ impl Scheduler for QueuedScheduler {
 
     fn events(&mut self) -> Option<&mut dyn EventDriven> {
         self.timing.then_some(self as &mut dyn EventDriven)
+    }
+
+    fn totals(&self) -> Option<SchedTotals> {
+        let s = self.engine.stats();
+        let t = s.elapsed_ns as f64;
+        Some(SchedTotals {
+            elapsed_ns: s.elapsed_ns,
+            dies: s.die_busy_ns.len() as u32,
+            channels: s.channel_busy_ns.len() as u32,
+            die_busy_ns: s.die_busy_ns.iter().sum(),
+            channel_busy_ns: s.channel_busy_ns.iter().sum(),
+            background_busy_ns: s.die_background_busy_ns.iter().sum(),
+            queue_area: s.queue_depth.map(|d| d.mean * t),
+        })
     }
 
     fn summary(&self) -> Option<SchedulerSummary> {
