@@ -341,6 +341,8 @@ class Scheduler(TypedDict):
     max_request_behind_background_ns: int
     program_suspensions: int
     erase_suspensions: int
+    #: Die operations that ran two planes' pages together (`timing.multi_plane`).
+    multi_plane_ops: int
     transactions: int
 
 

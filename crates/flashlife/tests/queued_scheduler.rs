@@ -169,3 +169,26 @@ fn the_time_series_splits_the_scheduler_counters_by_interval() {
     let r = run(&["run.until=\"requests:2000\""]);
     assert!(!r.timeseries.to_csv().lines().next().unwrap().contains("die_busy"));
 }
+
+/// Writes to an empty two-plane drive (no GC): die-bound at dies / (tPROG + transfer) one
+/// plane at a time, and with multi-plane operations at dies x planes / (tPROG + 2 transfers),
+/// each within 3% (the saturation bound of the checks).
+#[test]
+fn multi_plane_programs_reach_the_die_bound_of_both_planes() {
+    let empty = [QUEUED, "geometry.planes=2", "ftl.precondition=\"empty\"", "run.until=\"writes:0.5dw\""];
+    let xfer_us = 4096.0 / 400.0;
+    let one = run(&empty).summary;
+    let bound_one = 8.0 / ((750.0 + xfer_us) * 1e-6);
+    assert!((one.throughput.iops - bound_one).abs() < 0.03 * bound_one, "{} vs {bound_one}", one.throughput.iops);
+    let two = run(&[&empty[..], &["timing.multi_plane=true"]].concat()).summary;
+    let bound_two = 16.0 / ((750.0 + 2.0 * xfer_us) * 1e-6);
+    assert!((two.throughput.iops - bound_two).abs() < 0.03 * bound_two, "{} vs {bound_two}", two.throughput.iops);
+    let s = two.scheduler.unwrap();
+    assert!(
+        s.multi_plane_ops * 2 > two.host.write_requests * 9 / 10,
+        "{} pairs for {} writes",
+        s.multi_plane_ops,
+        two.host.write_requests
+    );
+    assert_eq!(one.scheduler.unwrap().multi_plane_ops, 0);
+}

@@ -42,6 +42,9 @@ pub struct TimingConfig {
     /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
     /// flash) before background work goes first on its die.
     pub hard_threshold_erases: u32,
+    /// Multi-plane operations: a read or program of the same page of another plane of the
+    /// die, waiting in the same class, runs with it as one operation.
+    pub multi_plane: bool,
     /// A host read may suspend a program or erase in progress on its die.
     pub suspension: bool,
     pub program_suspend_us: f64,
@@ -64,6 +67,7 @@ impl Default for TimingConfig {
             policy: QueuePolicy::Priority,
             gc_ratio: Vec::new(),
             hard_threshold_erases: 1,
+            multi_plane: false,
             suspension: false,
             program_suspend_us: 20.0,
             program_resume_us: 20.0,
@@ -120,7 +124,7 @@ impl TimingConfig {
             return Err(Error::config(
                 "timing.scheduler",
                 "reservation",
-                "\"queued\" (timing.policy, gc_ratio, hard_threshold_erases and suspension are the queued scheduler's)",
+                "\"queued\" (timing.policy, gc_ratio, hard_threshold_erases, multi_plane and suspension are the queued scheduler's)",
             ));
         }
         Ok(())
@@ -132,6 +136,7 @@ impl TimingConfig {
         self.policy == d.policy
             && self.gc_ratio == d.gc_ratio
             && self.hard_threshold_erases == d.hard_threshold_erases
+            && self.multi_plane == d.multi_plane
             && self.suspension == d.suspension
     }
 }

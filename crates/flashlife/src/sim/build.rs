@@ -14,7 +14,7 @@ use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
 use crate::techniques;
-use crate::timing::queued::{Fifo, GcRatio, Policy, Priority};
+use crate::timing::queued::{Fifo, GcRatio, MultiPlane, Policy, Priority};
 use crate::timing::{Queued, QueuedParams, QueuedScheduler, Reservation, Scheduler, Suspension};
 use crate::workload::WorkloadContext;
 
@@ -84,6 +84,10 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
             channels: geo.channels,
             die_channel,
             suspension,
+            multi_plane: t.multi_plane.then_some(MultiPlane {
+                blocks_per_plane: cfg.geometry.blocks_per_plane,
+                planes_per_die: cfg.geometry.planes,
+            }),
         };
         let engine = Queued::new(flash.times().clone(), params, policy);
         let lag_limit = t.hard_threshold_erases.saturating_mul(cfg.geometry.planes);

@@ -127,6 +127,7 @@ impl Queued {
         die.want = false;
         self.policy.started(class, &cand, &mut die.credit);
         let r = self.dequeue(d, class);
+        self.pair(d, class, r);
         match op {
             Op::Read => self.start_sense(d, r),
             Op::Program => self.start_program(d, r),
@@ -298,6 +299,7 @@ impl Queued {
             host_behind_background_ns: c.host_behind_bg,
             program_suspensions: c.program_suspensions,
             erase_suspensions: c.erase_suspensions,
+            multi_plane_ops: c.multi_plane_ops,
         }
     }
 }

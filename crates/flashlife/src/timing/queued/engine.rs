@@ -76,6 +76,9 @@ impl Queued {
             start: 0,
             arrival: 0,
             bg_mark: 0,
+            plane: self.multi_plane.map_or(0, |m| ((tx.block / m.blocks_per_plane) % m.planes_per_die) as u8),
+            page: tx.page,
+            partner: NONE,
         };
         let i = self.slab.alloc(rec);
         // Work ready at the clock (a follow-up submitted as its input completes, the common
@@ -173,10 +176,47 @@ impl Queued {
 
     /// Take the head of die `d`'s `class` queue to start it now.
     pub(super) fn dequeue(&mut self, d: u32, class: Class) -> u32 {
+        self.dequeue_after(d, class, NONE)
+    }
+
+    /// With multi-plane operations on, a record waiting behind `r` (just dequeued) that can
+    /// run with it: same die, class and kind, same page, another plane. It is dequeued and
+    /// joined to `r`, which then carries both pages' transfers and the longer array time.
+    pub(super) fn pair(&mut self, d: u32, class: Class, r: u32) {
+        let op = self.slab[r].op;
+        if self.multi_plane.is_none() || !matches!(op, Op::Read | Op::Program) {
+            return;
+        }
+        let (plane, page) = (self.slab[r].plane, self.slab[r].page);
+        let (mut prev, mut i, mut looked) = (NONE, self.queues.head(d, class), 0);
+        while i != NONE && looked < super::PARTNER_SCAN {
+            let c = &self.slab[i];
+            if c.op == op && c.page == page && c.plane != plane {
+                let j = self.dequeue_after(d, class, prev);
+                debug_assert_eq!(i, j);
+                let (array, xfer) = (self.slab[j].array_ns, self.slab[j].xfer_ns);
+                let rec = &mut self.slab[r];
+                rec.array_ns = rec.array_ns.max(array);
+                rec.xfer_ns += xfer;
+                rec.partner = j;
+                self.counters.multi_plane_ops += 1;
+                return;
+            }
+            (prev, i, looked) = (i, c.next, looked + 1);
+        }
+    }
+
+    /// Take the record after `prev` in die `d`'s `class` queue (`NONE`: the head) to start
+    /// it now.
+    fn dequeue_after(&mut self, d: u32, class: Class, prev: u32) -> u32 {
         let now = self.now;
         let len = self.queues.len(d, class);
         self.counters.depth(d, class, len, len - 1, now);
-        let r = self.queues.pop(&self.slab, d, class);
+        let r = if prev == NONE {
+            self.queues.pop(&self.slab, d, class)
+        } else {
+            self.queues.unlink_after(&mut self.slab, d, class, prev)
+        };
         let behind = self.bg_clock(d) - self.slab[r].bg_mark;
         if class != Class::Background {
             self.counters.host_behind_bg += behind;
@@ -188,6 +228,10 @@ impl Queued {
     }
 
     pub(super) fn complete(&mut self, r: u32, now: u64, out: &mut Vec<Completion>) {
+        let partner = self.slab[r].partner;
+        if partner != NONE {
+            self.complete(partner, now, out);
+        }
         let rec = &self.slab[r];
         // By now `bg_mark` holds the time it waited behind background work (see `dequeue`).
         out.push(Completion {

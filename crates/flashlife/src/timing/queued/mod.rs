@@ -134,7 +134,22 @@ pub struct QueuedParams {
     pub die_channel: Vec<u32>,
     /// `None`: no suspension.
     pub suspension: Option<Suspension>,
+    /// `None`: every program and read is one plane's.
+    pub multi_plane: Option<MultiPlane>,
 }
+
+/// Multi-plane operations: when a die starts a read or program, a waiting one of the same
+/// class and kind for the same page of another of its planes (the usual NAND constraint)
+/// runs with it as one operation: the array time once (the longer of the two), the channel
+/// carrying both pages. Blocks are numbered plane by plane, `blocks_per_plane` each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MultiPlane {
+    pub blocks_per_plane: u32,
+    pub planes_per_die: u32,
+}
+
+/// Records looked at behind a queue's head for a multi-plane partner.
+const PARTNER_SCAN: u32 = 16;
 
 /// The queued scheduler (see the module docs for the contract).
 ///
@@ -148,6 +163,7 @@ pub struct Queued {
     command_ns: u64,
     channel_ps_per_byte: u64,
     suspension: Option<Suspension>,
+    multi_plane: Option<MultiPlane>,
     policy: Box<dyn Policy>,
     slab: Slab,
     queues: DieQueues,
@@ -174,6 +190,7 @@ impl Queued {
             command_ns: (params.command_overhead_us * 1000.0).round() as u64,
             channel_ps_per_byte: super::reservation::ps_per_byte(params.channel_mb_per_s),
             suspension: params.suspension,
+            multi_plane: params.multi_plane,
             policy,
             slab: Slab::new(),
             queues: DieQueues::new(params.die_channel.len()),

@@ -34,6 +34,11 @@ pub(super) struct Rec {
     pub arrival: u64,
     /// The die's background-busy clock when this record joined its queue.
     pub bg_mark: u64,
+    /// Plane within its die and page within its block (multi-plane pairing).
+    pub plane: u8,
+    pub page: u32,
+    /// The record run together with this one as one multi-plane operation (`NONE`: none).
+    pub partner: u32,
 }
 
 /// The records.
@@ -111,6 +116,18 @@ impl Fifo {
         self.len += 1;
     }
 
+    /// Take out the record after `prev` (not the head: see `pop`).
+    pub fn unlink_after(&mut self, slab: &mut Slab, prev: u32) -> u32 {
+        let i = slab[prev].next;
+        debug_assert!(i != NONE);
+        slab[prev].next = slab[i].next;
+        if self.tail == i {
+            self.tail = prev;
+        }
+        self.len -= 1;
+        i
+    }
+
     #[inline]
     pub fn pop(&mut self, slab: &Slab) -> u32 {
         let i = self.head;
@@ -151,6 +168,16 @@ impl DieQueues {
     pub fn pop(&mut self, slab: &Slab, d: u32, c: Class) -> u32 {
         let q = &mut self.q[d as usize][c as usize];
         let i = q.pop(slab);
+        if q.len == 0 {
+            self.mask[d as usize] &= !c.bit();
+        }
+        i
+    }
+
+    /// Take out the record after `prev` in die `d`'s `c` queue (never the head).
+    pub fn unlink_after(&mut self, slab: &mut Slab, d: u32, c: Class, prev: u32) -> u32 {
+        let q = &mut self.q[d as usize][c as usize];
+        let i = q.unlink_after(slab, prev);
         if q.len == 0 {
             self.mask[d as usize] &= !c.bit();
         }
@@ -205,6 +232,9 @@ mod tests {
             start: 0,
             arrival,
             bg_mark: 0,
+            plane: 0,
+            page: 0,
+            partner: NONE,
         }
     }
 

@@ -22,6 +22,8 @@ pub(super) struct Counters {
     pub host_behind_bg: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
+    /// Operations that ran two planes' pages together.
+    pub multi_plane_ops: u64,
 }
 
 impl Counters {
@@ -37,6 +39,7 @@ impl Counters {
             host_behind_bg: 0,
             program_suspensions: 0,
             erase_suspensions: 0,
+            multi_plane_ops: 0,
         }
     }
 
@@ -94,4 +97,6 @@ pub struct QueuedStats {
     pub host_behind_background_ns: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
+    /// Operations that ran two planes' pages together (multi-plane).
+    pub multi_plane_ops: u64,
 }

@@ -65,6 +65,8 @@ pub struct SchedulerSummary {
     pub max_request_behind_background_ns: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
+    /// Die operations that ran two planes' pages together (`timing.multi_plane`).
+    pub multi_plane_ops: u64,
     /// Transactions submitted with timing on.
     pub transactions: u64,
 }
@@ -98,6 +100,7 @@ impl SchedulerSummary {
             max_request_behind_background_ns,
             program_suspensions: s.program_suspensions,
             erase_suspensions: s.erase_suspensions,
+            multi_plane_ops: s.multi_plane_ops,
             transactions,
         }
     }

@@ -2,6 +2,7 @@
 //! reservation scheduler's costs, queueing theory's closed forms, resource bounds.
 
 mod checkpoint;
+mod multi_plane;
 mod observe;
 mod queueing;
 mod reference;
@@ -31,6 +32,7 @@ fn params(dies: u32, channels: u32, channel_mb_per_s: f64, suspension: Option<Su
         channels,
         die_channel: (0..dies).map(|d| d % channels).collect(),
         suspension,
+        multi_plane: None,
     }
 }
 

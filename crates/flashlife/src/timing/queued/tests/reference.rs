@@ -25,6 +25,7 @@ fn pair(policy: Box<dyn Policy>) -> (Reservation, Queued) {
         channels: 2,
         die_channel: DIE_CHANNEL.to_vec(),
         suspension: None,
+        multi_plane: None,
     };
     (res, Queued::new(ArrayTimes::new(&cfg), params, policy))
 }
