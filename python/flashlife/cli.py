@@ -333,6 +333,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         jobs=args.jobs,
         log=log,
+        scheduler=args.scheduler,
     )
     skipped = [f"{p.name}/{s.key}" for p in rep.papers for s in p.sections if s.skipped]
     print(
@@ -470,6 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
         "is absent are skipped",
     )
     p.add_argument("--jobs", type=int, help="runs at a time (default 2)")
+    p.add_argument(
+        "--scheduler",
+        default="reservation",
+        choices=["reservation", "queued"],
+        help="timing.scheduler of every run (default reservation); the report names it",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_cmd_reproduce)
 

@@ -8,12 +8,14 @@ from the runs of this call: nothing is tuned to a paper's number.
 
     flashlife reproduce salvage --scale quick --out out/salvage
     flashlife.reproduce("all", scale="quick", out_dir="out/all")
+    flashlife reproduce all --scale quick --out out/queued --scheduler queued
 
 Scales: `quick` (CI: scaled drives, a few points; each paper well under a minute on two
 cores), `paper` (the papers' drives and grids: minutes to hours), `smoke` (smaller still, for
 the test suite only). Traces come from `traces=` / `--traces`, else `$FLASHLIFE_TRACES`, else
 `../shared/traces`; the parts that need an absent trace are skipped with a message in the
-report.
+report. `scheduler` (`--scheduler`) sets `timing.scheduler` in every run of the reproduction
+(`reservation`, the default, or `queued`); the report names it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ __all__ = ["PAPERS", "SCALES", "PaperReport", "Reproduction", "Section", "reprod
 
 #: Scales: smoke (tests only), quick (CI), paper (the papers' setups).
 SCALES = ("smoke", "quick", "paper")
+#: The schedulers a reproduction can time its runs with (`timing.scheduler`).
+SCHEDULERS = ("reservation", "queued")
 #: The files `reproduce` writes in its folder (the rest of a folder is never touched).
 OUTPUTS = ("report.md", "figures", "data")
 
@@ -89,6 +93,8 @@ class Reproduction:
     scale: str
     papers: list[PaperReport]
     seconds: float
+    #: `timing.scheduler` of every run.
+    scheduler: str = "reservation"
 
     def section(self, paper: str, key: str) -> Section:
         for p in self.papers:
@@ -107,9 +113,17 @@ def default_traces() -> Path:
 
 class _Context:
     def __init__(
-        self, paper: str, scale: str, out: Path, traces: Path, jobs: int, log: Callable[[str], None]
+        self,
+        paper: str,
+        scale: str,
+        out: Path,
+        traces: Path,
+        jobs: int,
+        log: Callable[[str], None],
+        scheduler: str = "reservation",
     ):
         self.paper = paper
+        self.scheduler = scheduler
         self.scale = scale
         self.out = out
         self.traces = traces
@@ -127,10 +141,31 @@ class _Context:
         p = self.traces / rel
         return p.resolve() if p.is_file() else None
 
+    def overrides(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`overrides` with the reproduction's `timing.scheduler`: every run, sweep, pilot and
+        resolved configuration of a section goes through this."""
+        return {**(overrides or {}), "timing.scheduler": self.scheduler}
+
+    def run(self, config: Any, *args: Any, overrides: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+        """`flashlife.run` with the reproduction's scheduler."""
+        return run(config, *args, overrides=self.overrides(overrides), **kw)
+
+    def resolve(self, config: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`flashlife.resolve_config` with the reproduction's scheduler."""
+        return resolve_config(config, overrides=self.overrides(overrides))
+
     def data_dir(self, name: str) -> Path:
         return self.out / "data" / self.paper / name
 
-    def sweep(self, name: str, base: Any, *, jobs: int | None = None, **kw: Any) -> pd.DataFrame:
+    def sweep(
+        self,
+        name: str,
+        base: Any,
+        *,
+        jobs: int | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        **kw: Any,
+    ) -> pd.DataFrame:
         """One sweep of the section, its results in data/PAPER/NAME (results.csv, points/)."""
         self.log(f"{self.paper}: {name}")
         return sweep(
@@ -139,6 +174,7 @@ class _Context:
             progress=False,
             on_error="raise",
             max_workers=jobs or self.jobs,
+            overrides=self.overrides(overrides),
             **kw,
         )
 
@@ -393,7 +429,7 @@ def zombie_fig5(ctx: _Context) -> Section:
         s.notes.append(f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
     frames = []
     for mode in modes:
-        half = _raw_bytes(resolve_config(f"baseline-trace-{mode}", overrides=sets)) // 2
+        half = _raw_bytes(ctx.resolve(f"baseline-trace-{mode}", overrides=sets)) // 2
         wls = {
             n: {
                 "kind": "trace",
@@ -638,7 +674,7 @@ def _salvage_fig4(
     if ctx.scale == "smoke":
         base["geometry.blocks_per_plane"] = 128
     wl = workload or {"read_ratio": 0.3}
-    pilot = run(
+    pilot = ctx.run(
         preset,
         wl,
         until=f"writes:{dw}",
@@ -756,7 +792,7 @@ def salvage_fig4(ctx: _Context) -> Section:
     ]
     df, exposure = _salvage_fig4(ctx, "fig4_synthetic", None, "synthetic mix")
     preset = ctx.pick("salvage-small", "salvage-small", "salvage-table1")
-    cfg = resolve_config(preset)
+    cfg = ctx.resolve(preset)
     s.notes.append(f"Exposure from the pilot: {exposure:.2f} programs per page.")
     _salvage_rows(s, df, cfg, "synthetic mix")
     # Real traces (Figure 4 is over four traces): the MSR / UMass samples beside the checkout.
@@ -1319,9 +1355,9 @@ POLICIES_HINTS = [
 ]
 
 
-def _logical_bytes(cfg: Mapping[str, Any]) -> int:
+def _logical_bytes(ctx: _Context, cfg: Mapping[str, Any]) -> int:
     return int(
-        run(cfg, until="requests:1", overrides={"ftl.timing": False}).summary["capacity"]["logical_bytes"]
+        ctx.run(cfg, until="requests:1", overrides={"ftl.timing": False}).summary["capacity"]["logical_bytes"]
     )
 
 
@@ -1338,7 +1374,7 @@ def readrelax_hints(ctx: _Context) -> Section:
     rate = ctx.pick(100.0, 100.0, 200.0)
     small = ctx.scale != "paper"
     drive = _readrelax_drive(small)
-    logical = _logical_bytes(drive)
+    logical = _logical_bytes(ctx, drive)
     reads = rate / READ_SAMPLING
     scenarios = {
         # 80% of the reads on the first fifth of the drive, 0.1 drive writes a day anywhere.
@@ -1522,7 +1558,8 @@ def _markdown(rep: Reproduction, traces: Path, have_plt: bool) -> str:
     lines = [
         f"# flashlife reproduce: {names}",
         "",
-        f"flashlife {_core.__version__}, scale `{rep.scale}`, "
+        f"flashlife {_core.__version__}, scale `{rep.scale}`, scheduler `{rep.scheduler}` "
+        f"(`timing.scheduler` of every run), "
         f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}, "
         f"{rep.seconds:.1f} s wall; traces from `{traces}`"
         + ("" if traces.is_dir() else " (not found: the parts that need traces are skipped)")
@@ -1583,6 +1620,7 @@ def reproduce(
     overwrite: bool = False,
     jobs: int | None = None,
     log: Callable[[str], None] | None = None,
+    scheduler: str = "reservation",
 ) -> Reproduction:
     """Run a paper's experiments (or `"all"`) and write `out_dir/report.md`, `figures/*.png`
     and `data/` (each sweep's folder with its `results.csv`).
@@ -1591,13 +1629,16 @@ def reproduce(
     `quick` (CI), `paper` (the papers' setups) or `smoke` (tests); traces: the traces folder
     (default `$FLASHLIFE_TRACES`, else `../shared/traces`); a folder that is not empty is
     refused unless `overwrite` (then only `report.md`, `figures/` and `data/` are replaced);
-    jobs: runs at a time (default: 2, or 1 on a one-core machine).
+    jobs: runs at a time (default: 2, or 1 on a one-core machine); scheduler:
+    `timing.scheduler` of every run (`reservation`, the default, or `queued`).
     Returns a `Reproduction` (the report's path, every section's table as numbers).
     """
     if paper != "all" and paper not in PAPERS:
         raise ValueError(f"reproduce: paper must be one of {', '.join([*PAPERS, 'all'])}, not {paper!r}")
     if scale not in SCALES:
         raise ValueError(f"reproduce: scale must be one of {', '.join(SCALES)}, not {scale!r}")
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"reproduce: scheduler must be one of {', '.join(SCHEDULERS)}, not {scheduler!r}")
     out = Path(out_dir)
     _prepare(out, overwrite)
     tr = Path(traces) if traces is not None else default_traces()
@@ -1608,7 +1649,7 @@ def reproduce(
     reports = []
     for name in names:
         spec = PAPERS[name]
-        ctx = _Context(name, scale, out, tr, max(1, jobs), say)
+        ctx = _Context(name, scale, out, tr, max(1, jobs), say, scheduler)
         t0 = time.perf_counter()
         sections = []
         for fn in spec.sections:
@@ -1618,6 +1659,6 @@ def reproduce(
             sections.append(sec)
             say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
         reports.append(PaperReport(name, spec.title, spec.source, sections, time.perf_counter() - t0))
-    rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started)
+    rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started, scheduler)
     write_atomic(rep.report, _markdown(rep, tr, _plt() is not None))
     return rep

@@ -9,6 +9,7 @@ message.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -139,9 +140,44 @@ def test_cli_writes_refuses_and_overwrites(tmp_path: Path, capsys: pytest.Captur
     assert (out / "report.md").stat().st_mtime_ns != before
 
 
+def _schedulers(out: Path) -> dict[str, int]:
+    """`provenance.scheduler` (the resolved `timing.scheduler`) of every saved point, counted."""
+    seen: dict[str, int] = {}
+    for f in (out / "data").glob("*/*/points/*.json"):
+        if f.name.endswith(".error.json"):
+            continue
+        name = json.loads(f.read_text())["row"]["provenance.scheduler"]
+        seen[name] = seen.get(name, 0) + 1
+    return seen
+
+
+def test_default_scheduler_is_reservation(everything: Reproduction) -> None:
+    assert everything.scheduler == "reservation"
+    assert "scheduler `reservation`" in everything.report.read_text()
+    assert set(_schedulers(everything.out_dir)) == {"reservation"}
+
+
+def test_cli_queued_scheduler(tmp_path: Path) -> None:
+    out = tmp_path / "q"
+    empty = tmp_path / "no-traces"
+    empty.mkdir()
+    args = ["reproduce", "ftpassd", "--scale", "smoke", "--out", str(out), "--traces", str(empty), "-q"]
+    assert main([*args, "--scheduler", "queued"]) == 0
+    report = (out / "report.md").read_text()
+    assert "scheduler `queued`" in report and "scheduler `reservation`" not in report
+    # Every run of every sweep (both FT-PASSD sections) resolved timing.scheduler = "queued".
+    seen = _schedulers(out)
+    assert set(seen) == {"queued"} and seen["queued"] >= 2 * 2 * 3 + 2 * 2, seen
+    sweeps = {p.name for p in (out / "data" / "ftpassd").iterdir()}
+    assert "fig14" in sweeps and any(n.startswith("fig13") for n in sweeps), sweeps
+    assert all(any((out / "data" / "ftpassd" / n / "points").glob("*.json")) for n in sweeps)
+
+
 def test_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="paper must be one of"):
         flashlife.reproduce("nope", out_dir=tmp_path / "x")
     with pytest.raises(ValueError, match="scale must be one of"):
         flashlife.reproduce("salvage", scale="huge", out_dir=tmp_path / "x")
+    with pytest.raises(ValueError, match="scheduler must be one of"):
+        flashlife.reproduce("salvage", scheduler="fifo", out_dir=tmp_path / "x")
     assert not (tmp_path / "x").exists()
