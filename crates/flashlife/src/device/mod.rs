@@ -313,6 +313,9 @@ impl Device {
         }
         let (pbn, ppo) = self.policy.translate_write(lbn, lpo);
         let tag = self.core.tag(lbn, lpo);
+        // Write-back: the host is answered when its data is buffered (`ack` below), not when
+        // the program (or a retry after a failure) ends.
+        self.core.sched.set_detached(self.write_back);
         let (done, status) = self.core.program(pbn, ppo, tag, admitted, cause);
         let (release, outcome) = if status == ProgramStatus::Ok {
             self.policy.programmed(lbn);
@@ -331,8 +334,10 @@ impl Device {
                 }
             }
         };
+        self.core.sched.set_detached(false);
         self.buffers[way].push(release, bytes);
         let ack = if self.write_back && outcome == PageOutcome::Ok { admitted } else { release };
+        self.core.sched.wait_for(ack);
         if release > ack {
             self.exposure_ns_bytes += (release - ack) as u128 * bytes as u128;
             if admitted >= self.last_sample {

@@ -118,6 +118,16 @@ pub trait Scheduler: Send {
     /// Switch timing on or off.
     fn set_timing(&mut self, on: bool);
 
+    /// While on, work submitted on the host's path is not part of the current request (a
+    /// write-back device's programs of buffered data: the host was answered when the data
+    /// was buffered). Only a scheduler that completes work later needs it.
+    fn set_detached(&mut self, _on: bool) {}
+
+    /// The current request also waits for what `completion` (a value `submit` returned)
+    /// names (a write-back device's full buffer frees when an earlier page's program ends).
+    /// Only a scheduler that completes work later needs it.
+    fn wait_for(&mut self, _completion: u64) {}
+
     /// When `die` could start new work: for allocation that sends work where it will wait
     /// least. A query; books nothing.
     fn die_free_at(&self, die: u32) -> u64;

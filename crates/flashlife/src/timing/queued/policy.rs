@@ -26,12 +26,13 @@ pub enum Class {
 impl Class {
     pub const ALL: [Class; CLASSES] = [Class::HostRead, Class::HostWrite, Class::Background];
 
-    /// The class of a transaction with `op` done for `cause`.
+    /// The class of a transaction with `op` done for `cause`. Second writes (Reusable SSD)
+    /// carry the host's data on the host's path, so they are host work.
     #[inline]
     pub fn of(op: Op, cause: Cause) -> Class {
         match (cause, op) {
-            (Cause::Host, Op::Read) => Class::HostRead,
-            (Cause::Host, _) => Class::HostWrite,
+            (Cause::Host | Cause::SecondWrite, Op::Read) => Class::HostRead,
+            (Cause::Host | Cause::SecondWrite, _) => Class::HostWrite,
             _ => Class::Background,
         }
     }
@@ -190,7 +191,9 @@ mod tests {
         assert_eq!(Class::of(Op::Read, Cause::Host), Class::HostRead);
         assert_eq!(Class::of(Op::Program, Cause::Host), Class::HostWrite);
         assert_eq!(Class::of(Op::Erase, Cause::Host), Class::HostWrite);
-        for cause in &Cause::ALL[1..] {
+        assert_eq!(Class::of(Op::Read, Cause::SecondWrite), Class::HostRead);
+        assert_eq!(Class::of(Op::Program, Cause::SecondWrite), Class::HostWrite);
+        for cause in Cause::ALL[1..].iter().filter(|&&c| c != Cause::SecondWrite) {
             for op in [Op::Read, Op::Program, Op::Erase] {
                 assert_eq!(Class::of(op, *cause), Class::Background);
             }

@@ -40,6 +40,13 @@ use tokens::{Tok, Tokens, PENDING};
 pub(super) const NONE: u32 = u32::MAX;
 const NO_TOKEN: u64 = u64::MAX;
 
+/// Work done on the host's path (the host's own, and Reusable SSD's second writes of the
+/// host's data): host classes, and part of the request it is submitted in.
+#[inline]
+fn on_host_path(c: Cause) -> bool {
+    matches!(c, Cause::Host | Cause::SecondWrite)
+}
+
 /// A transaction waiting for another to finish before it goes to the engine.
 #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Parked {
@@ -108,6 +115,12 @@ pub struct QueuedScheduler {
     erase_of: Vec<u64>,
     requests: Vec<Request>,
     current: u32,
+    /// Host-path work submitted now is not the current request's (`Scheduler::set_detached`).
+    detached: bool,
+    /// Requests waiting for transactions that are not theirs (`Scheduler::wait_for`):
+    /// (request, next) nodes, listed from `Tok::waiters`; `free_waiters` heads the unused.
+    waiters: Vec<(u32, u32)>,
+    free_waiters: u32,
     /// Per die: uncontended cost of the host work submitted and not finished.
     host_backlog_ns: Vec<u64>,
     /// Per die: whether background work goes first, and why.
@@ -139,6 +152,9 @@ impl QueuedScheduler {
             erase_of: vec![NO_TOKEN; blocks as usize],
             requests: Vec::new(),
             current: NONE,
+            detached: false,
+            waiters: Vec::new(),
+            free_waiters: NONE,
             host_backlog_ns: vec![0; dies as usize],
             urgency: vec![Urgency::default(); dies as usize],
             lag_limit,
@@ -178,8 +194,8 @@ impl QueuedScheduler {
             }
         }
         let cost = self.engine.cost_ns(tx);
-        let value = (base.max(now) + cost).max(self.tokens.last_value() + 1);
-        let host = tx.class == Cause::Host && tx.op != Op::HostTransfer;
+        let value = self.tokens.unique_value(base.max(now) + cost);
+        let host = on_host_path(tx.class) && tx.op != Op::HostTransfer;
         let id = self.tokens.push(Tok {
             value,
             finish: PENDING,
@@ -189,7 +205,8 @@ impl QueuedScheduler {
             host_backlog_ns: if host { cost } else { 0 },
             urgent_holds: 0,
             epoch: self.urgency[tx.die as usize].epoch,
-            owes_erase: tx.op == Op::Erase && tx.class != Cause::Host,
+            waiters: NONE,
+            owes_erase: tx.op == Op::Erase && !on_host_path(tx.class),
         });
         self.counts.transactions += 1;
         if host {
@@ -202,7 +219,7 @@ impl QueuedScheduler {
         }
         if tx.op == Op::Erase {
             self.erase_of[tx.block as usize] = id;
-            if tx.class != Cause::Host {
+            if !on_host_path(tx.class) {
                 self.urgency[tx.die as usize].owed_erases += 1;
                 self.reconsider(tx.die);
             }
@@ -227,7 +244,7 @@ impl QueuedScheduler {
         // Host work held up by background work: the drive has run out of erased blocks on
         // this plane, so the die serves background work first until this is released.
         let waited_on_background = self.tokens.get(dep).request == NONE;
-        p.host_on_background = p.tx.class == Cause::Host && waited_on_background && p.tx.op == Op::Program;
+        p.host_on_background = on_host_path(p.tx.class) && waited_on_background && p.tx.op == Op::Program;
         if p.host_on_background {
             let die = self.tokens.get(dep).die;
             self.tokens.get_mut(dep).urgent_holds += 1;
@@ -257,6 +274,7 @@ impl QueuedScheduler {
             m.finish = c.finish;
             m.parked = NONE;
             m.urgent_holds = 0;
+            m.waiters = NONE;
         }
         if t.host_backlog_ns > 0 {
             self.host_backlog_ns[t.die as usize] -= t.host_backlog_ns;
@@ -279,6 +297,19 @@ impl QueuedScheduler {
             w.ready = w.ready.max(c.finish);
             self.dispatch(w, NO_TOKEN);
             p = next;
+        }
+        let mut w = t.waiters;
+        while w != NONE {
+            let (slot, next) = self.waiters[w as usize];
+            self.waiters[w as usize].1 = self.free_waiters;
+            self.free_waiters = w;
+            let r = &mut self.requests[slot as usize];
+            r.pending -= 1;
+            r.finish = r.finish.max(c.finish);
+            if r.pending == 0 && r.ended {
+                self.drained(slot, out);
+            }
+            w = next;
         }
         if t.request != NONE {
             let r = &mut self.requests[t.request as usize];
@@ -347,12 +378,49 @@ impl Scheduler for QueuedScheduler {
         if !self.timing {
             return after;
         }
-        let request = if tx.class == Cause::Host { self.current } else { NONE };
+        let request = if on_host_path(tx.class) && !self.detached { self.current } else { NONE };
         self.submit_for(tx, after, request)
     }
 
     fn timing(&self) -> bool {
         self.timing
+    }
+
+    fn set_detached(&mut self, on: bool) {
+        self.detached = on;
+    }
+
+    /// The current request also waits for the transaction `value` names, if it is pending
+    /// (a write-back device's buffer frees when an earlier page's program ends). Host work
+    /// waiting on background work makes its die urgent, as a host program waiting for its
+    /// block's erase does.
+    fn wait_for(&mut self, value: u64) {
+        if !self.timing || self.current == NONE {
+            return;
+        }
+        let Some(id) = self.tokens.find(value) else { return };
+        let t = *self.tokens.get(id);
+        if t.finish != PENDING || t.request == self.current {
+            return;
+        }
+        let node = (self.current, t.waiters);
+        let w = if self.free_waiters != NONE {
+            let w = self.free_waiters;
+            self.free_waiters = self.waiters[w as usize].1;
+            self.waiters[w as usize] = node;
+            w
+        } else {
+            self.waiters.push(node);
+            (self.waiters.len() - 1) as u32
+        };
+        self.requests[self.current as usize].pending += 1;
+        let m = self.tokens.get_mut(id);
+        m.waiters = w;
+        if t.request == NONE && t.host_backlog_ns == 0 {
+            m.urgent_holds += 1;
+            self.urgency[t.die as usize].holds += 1;
+            self.reconsider(t.die);
+        }
     }
 
     fn set_timing(&mut self, on: bool) {

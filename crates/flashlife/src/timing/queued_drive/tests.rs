@@ -1,1 +1,109 @@
+//! The adapter's own checks: dependencies recovered from values, a program waiting for its
+//! block's erase, requests finishing with their work, and values that stay near real time.
 
+use super::*;
+use crate::config::FlashConfig;
+use crate::flash::{ArrayTimes, BitMode};
+use crate::timing::queued::{Priority, QueuedParams};
+
+/// Two dies on two channels, SLC 50 / 1000 / 3000 us, 4096 B pages at 4096 MB/s (999 ns).
+fn sched() -> QueuedScheduler {
+    let mut cfg = FlashConfig::default();
+    (cfg.slc.read_us, cfg.slc.program_us, cfg.slc.erase_us) = (50.0, 1000.0, 3000.0);
+    let params = QueuedParams {
+        link_mb_per_s: 4096.0,
+        command_overhead_us: 0.0,
+        channel_mb_per_s: 4096.0,
+        channels: 2,
+        die_channel: vec![0, 1],
+        suspension: None,
+        multi_plane: None,
+    };
+    let engine = Queued::new(ArrayTimes::new(&cfg), params, Box::new(Priority::default()));
+    QueuedScheduler::new(engine, 16, 2, true, false, 1)
+}
+
+fn read(die: u32, class: Cause) -> Transaction {
+    Transaction::read(die, die * 8, 0, BitMode::Slc, 4096, class)
+}
+
+/// Advance event by event until nothing is in flight; the requests finished.
+fn drain(s: &mut QueuedScheduler) -> Vec<Finished> {
+    let mut out = Vec::new();
+    while let Some(t) = s.next_event_time() {
+        s.advance(t, &mut out);
+    }
+    out
+}
+
+#[test]
+fn a_value_passed_back_is_a_dependency_and_a_time_is_not() {
+    let mut s = sched();
+    s.begin_request(0);
+    let r = s.submit(&read(0, Cause::Host), 0);
+    // The program of what was read waits for the read, on the other die.
+    s.submit(&Transaction::program(1, 9, 0, BitMode::Slc, 4096, Cause::Host), r);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    let done = drain(&mut s);
+    let x = 999;
+    assert_eq!(
+        done,
+        vec![Finished {
+            request: 0,
+            finish: 50_000 + x + x + 1_000_000,
+            behind_background_ns: 0,
+            hard_threshold: false
+        }]
+    );
+}
+
+#[test]
+fn a_program_waits_for_its_blocks_erase_and_its_die_goes_urgent() {
+    let mut s = sched();
+    s.submit(&Transaction::erase(0, 3, BitMode::Slc, Cause::Gc), 0);
+    s.begin_request(0);
+    s.submit(&Transaction::program(0, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    let done = drain(&mut s);
+    assert_eq!(done[0].finish, 3_000_000 + 999 + 1_000_000, "the program started before its block was erased");
+    assert!(s.counts.hard_threshold_episodes >= 1);
+}
+
+/// A long chain of dependent work on one die does not drag the values of unrelated work
+/// ahead with it: an unrelated read's value is its own estimate, and read back later as a
+/// time (once forgotten) it holds nothing back.
+#[test]
+fn values_of_unrelated_work_stay_near_real_time() {
+    let mut s = sched();
+    let mut v = 0;
+    for _ in 0..1000 {
+        v = s.submit(&read(0, Cause::Gc), v);
+    }
+    assert!(v > 1000 * 50_000, "the chain's estimate covers its length: {v}");
+    let other = s.submit(&read(1, Cause::Gc), 0);
+    assert!(other < 100_000, "an unrelated read's value {other} ns was dragged ahead");
+}
+
+/// A request that waits for work not its own (`wait_for`) finishes only when that has.
+#[test]
+fn wait_for_holds_a_request_until_the_named_work_finishes() {
+    let mut s = sched();
+    s.set_detached(true);
+    s.begin_request(0);
+    let buffered = s.submit(&Transaction::program(0, 1, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    s.set_detached(false);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    assert_eq!(out.len(), 1, "a detached program is not the request's: it finished at once");
+    s.begin_request(1);
+    s.wait_for(buffered);
+    s.end_request(0, &mut out);
+    assert_eq!(out.len(), 1);
+    let done = drain(&mut s);
+    assert_eq!(
+        done,
+        vec![Finished { request: 1, finish: 999 + 1_000_000, behind_background_ns: 0, hard_threshold: false }]
+    );
+}

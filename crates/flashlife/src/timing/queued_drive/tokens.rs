@@ -3,18 +3,26 @@
 //! The FTL joins completion values with `max` and threads them into later submissions as
 //! "after this". The queued scheduler cannot say when a transaction completes at submission,
 //! so it hands back a *value* instead: an estimate of the completion (its input's estimate or
-//! the clock, plus its own uncontended cost), nudged to be strictly larger than every value
-//! handed out before. Values therefore rise with submission order, name exactly one
-//! transaction each, and stay meaningful as times for the FTL's own use (a block's open time,
-//! a page's age). A later submission's `after` is looked up here: a value handed out names a
+//! the clock, plus its own uncontended cost), made odd and, if another kept transaction
+//! already has it, moved on by 2 ns until it is unique. A value therefore names exactly one
+//! transaction and stays meaningful as a time for the FTL's own use (a block's open time, a
+//! page's age). A later submission's `after` is looked up here: a value handed out names a
 //! dependency on that transaction; anything else (an arrival time, a value with an overhead
 //! added, one too old to be kept) is a plain time.
 //!
+//! Values are not forced to rise with submission order: one long chain of dependent work
+//! (a failed block's pages moved one after another) would otherwise drag every later value,
+//! related or not, as far ahead, and an old value read back as a time would then hold its
+//! dependant back by the whole chain.
+//!
 //! The ring keeps every transaction still pending and the last `KEEP` finished ones; a value
 //! older than the ring belongs to work finished long ago, whose estimate is no later than its
-//! real completion, so reading it as a time is safe.
+//! real completion (each estimate is its inputs' plus an uncontended cost), so reading it as a
+//! time is safe. An even time never collides with a value; an odd one that equals a kept
+//! value is taken for that transaction (a rare, at worst one-operation, error).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::NONE;
 
@@ -44,40 +52,75 @@ pub(super) struct Tok {
     pub epoch: u32,
     /// A background erase, counted in its die's owed erases until it runs.
     pub owes_erase: bool,
+    /// Requests waiting for it that it is not part of (`Scheduler::wait_for`): first node.
+    pub waiters: u32,
 }
 
-/// Transactions by id, oldest first; ids are consecutive, values strictly increasing.
+/// A hasher for `u64` keys that are already well spread (values in nanoseconds): one
+/// multiplication, as the map is looked up on every submission.
+#[derive(Default)]
+pub(super) struct ValueHasher(u64);
+
+impl Hasher for ValueHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+/// Transactions by id, oldest first (ids are consecutive), and by value.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.
     base: u64,
+    /// Value -> id of every kept transaction.
+    by_value: HashMap<u64, u64, BuildHasherDefault<ValueHasher>>,
 }
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0 }
+        Tokens { ring: VecDeque::new(), base: 0, by_value: HashMap::default() }
     }
 
-    /// The value of the last transaction handed out (0 before the first).
-    pub fn last_value(&self) -> u64 {
-        self.ring.back().map_or(0, |t| t.value)
+    /// A value for a transaction estimated to finish at `estimate`: odd, and no kept
+    /// transaction's.
+    #[inline]
+    pub fn unique_value(&self, estimate: u64) -> u64 {
+        let mut v = estimate | 1;
+        while self.by_value.contains_key(&v) {
+            v += 2;
+        }
+        v
     }
 
+    /// Keep `t` (its value from `unique_value`); returns its id.
     pub fn push(&mut self, t: Tok) -> u64 {
-        debug_assert!(t.value > self.last_value() || self.ring.is_empty());
+        let id = self.base + self.ring.len() as u64;
+        let clash = self.by_value.insert(t.value, id);
+        debug_assert!(clash.is_none(), "a value names one transaction");
         self.ring.push_back(t);
-        self.base + self.ring.len() as u64 - 1
+        id
     }
 
     /// The transaction `value` was handed out for, if it is still kept.
     #[inline]
     pub fn find(&self, value: u64) -> Option<u64> {
-        let (front, back) = (self.ring.front()?, self.ring.back()?);
-        if value < front.value || value > back.value {
+        if value & 1 == 0 {
             return None;
         }
-        self.ring.binary_search_by_key(&value, |t| t.value).ok().map(|i| self.base + i as u64)
+        self.by_value.get(&value).copied()
     }
 
     /// Transaction `id`, if still kept.
@@ -109,7 +152,9 @@ impl Tokens {
             if f.finish == PENDING || f.parked != NONE {
                 break;
             }
+            let value = f.value;
             self.ring.pop_front();
+            self.by_value.remove(&value);
             self.base += 1;
         }
     }
@@ -136,26 +181,32 @@ mod tests {
             urgent_holds: 0,
             epoch: 0,
             owes_erase: false,
+            waiters: NONE,
         }
     }
 
     #[test]
     fn values_name_their_transaction_and_nothing_else() {
         let mut t = Tokens::new();
-        let a = t.push(tok(10));
-        let b = t.push(tok(25));
-        assert_eq!(t.find(10), Some(a));
-        assert_eq!(t.find(25), Some(b));
-        assert_eq!(t.find(11), None, "a value with something added is a time, not a dependency");
-        assert_eq!(t.find(9), None);
+        let a = t.push(tok(t.unique_value(10)));
+        assert_eq!(t.get(a).value, 11, "values are odd");
+        let b = t.push(tok(t.unique_value(11)));
+        assert_eq!(t.get(b).value, 13, "a value already kept moves on by 2 ns");
+        assert_eq!(t.find(11), Some(a));
+        assert_eq!(t.find(13), Some(b));
+        assert_eq!(t.find(15), None, "a value with something added is a time, not a dependency");
+        assert_eq!(t.find(12), None, "an even time is never a value");
         assert_eq!(t.id_of(a as u32), a);
+        // A later transaction may be estimated to finish earlier: values need not rise.
+        let c = t.push(tok(t.unique_value(4)));
+        assert_eq!(t.find(5), Some(c));
     }
 
     #[test]
     fn finished_work_is_forgotten_oldest_first_but_pending_work_never() {
         let mut t = Tokens::new();
         for v in 1..=(KEEP as u64 + 10) {
-            t.push(tok(v));
+            t.push(tok(t.unique_value(2 * v)));
         }
         t.trim();
         assert_eq!(t.len(), KEEP + 10, "pending transactions are kept");
@@ -164,9 +215,10 @@ mod tests {
         }
         t.trim();
         assert_eq!(t.len(), KEEP);
-        assert_eq!(t.find(10), None);
-        let id = t.find(11).unwrap();
-        assert_eq!(t.get(id).value, 11);
+        // Ids 0..10 (values 3..=21) were the oldest finished ones beyond KEEP.
+        assert_eq!(t.find(2 * 10 + 1), None, "forgotten");
+        let id = t.find(2 * 11 + 1).unwrap();
+        assert_eq!((id, t.get(id).value), (10, 23));
         assert_eq!(t.id_of(id as u32), id);
     }
 }
