@@ -87,21 +87,51 @@ pub(super) struct Tokens {
     base: u64,
     /// Value -> id of every kept transaction.
     by_value: HashMap<u64, u64, BuildHasherDefault<ValueHasher>>,
+    /// Recent estimates and the last value handed out for each: a burst of transactions
+    /// with one estimate (a victim's page reads, decided at one instant) starts probing
+    /// where the previous one ended instead of walking the whole burst again.
+    #[serde(skip, default = "no_recent")]
+    recent: Vec<(u64, u64)>,
+    /// (value, id) of recently handed-out transactions, direct-mapped by value: most
+    /// look-ups are of a value handed out moments before (a read's, for its program), and
+    /// this answers them without touching the large map.
+    #[serde(skip, default = "no_cache")]
+    cache: Vec<(u64, u64)>,
+}
+
+const CACHE: usize = 1024;
+
+fn no_cache() -> Vec<(u64, u64)> {
+    vec![(u64::MAX, 0); CACHE]
+}
+
+#[inline]
+fn cache_slot(value: u64) -> usize {
+    (value.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % CACHE
+}
+
+const RECENT: usize = 64;
+
+fn no_recent() -> Vec<(u64, u64)> {
+    vec![(u64::MAX, 0); RECENT]
 }
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0, by_value: HashMap::default() }
+        Tokens { ring: VecDeque::new(), base: 0, by_value: HashMap::default(), recent: no_recent(), cache: no_cache() }
     }
 
     /// A value for a transaction estimated to finish at `estimate`: odd, and no kept
     /// transaction's.
     #[inline]
-    pub fn unique_value(&self, estimate: u64) -> u64 {
-        let mut v = estimate | 1;
+    pub fn unique_value(&mut self, estimate: u64) -> u64 {
+        let slot = (estimate.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % RECENT;
+        let (seen, last) = self.recent[slot];
+        let mut v = if seen == estimate { last + 2 } else { estimate | 1 };
         while self.by_value.contains_key(&v) {
             v += 2;
         }
+        self.recent[slot] = (estimate, v);
         v
     }
 
@@ -110,6 +140,7 @@ impl Tokens {
         let id = self.base + self.ring.len() as u64;
         let clash = self.by_value.insert(t.value, id);
         debug_assert!(clash.is_none(), "a value names one transaction");
+        self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
         id
     }
@@ -119,6 +150,10 @@ impl Tokens {
     pub fn find(&self, value: u64) -> Option<u64> {
         if value & 1 == 0 {
             return None;
+        }
+        let (v, id) = self.cache[cache_slot(value)];
+        if v == value && id >= self.base {
+            return Some(id);
         }
         self.by_value.get(&value).copied()
     }
@@ -188,9 +223,11 @@ mod tests {
     #[test]
     fn values_name_their_transaction_and_nothing_else() {
         let mut t = Tokens::new();
-        let a = t.push(tok(t.unique_value(10)));
+        let v = t.unique_value(10);
+        let a = t.push(tok(v));
         assert_eq!(t.get(a).value, 11, "values are odd");
-        let b = t.push(tok(t.unique_value(11)));
+        let v = t.unique_value(11);
+        let b = t.push(tok(v));
         assert_eq!(t.get(b).value, 13, "a value already kept moves on by 2 ns");
         assert_eq!(t.find(11), Some(a));
         assert_eq!(t.find(13), Some(b));
@@ -198,7 +235,8 @@ mod tests {
         assert_eq!(t.find(12), None, "an even time is never a value");
         assert_eq!(t.id_of(a as u32), a);
         // A later transaction may be estimated to finish earlier: values need not rise.
-        let c = t.push(tok(t.unique_value(4)));
+        let v = t.unique_value(4);
+        let c = t.push(tok(v));
         assert_eq!(t.find(5), Some(c));
     }
 
@@ -206,7 +244,8 @@ mod tests {
     fn finished_work_is_forgotten_oldest_first_but_pending_work_never() {
         let mut t = Tokens::new();
         for v in 1..=(KEEP as u64 + 10) {
-            t.push(tok(t.unique_value(2 * v)));
+            let u = t.unique_value(2 * v);
+            t.push(tok(u));
         }
         t.trim();
         assert_eq!(t.len(), KEEP + 10, "pending transactions are kept");
