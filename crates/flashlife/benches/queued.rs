@@ -86,16 +86,7 @@ fn cpu_seconds() -> f64 {
 }
 
 fn main() {
-    let suspension = Suspension {
-        program_suspend_ns: 20_000,
-        program_resume_ns: 20_000,
-        erase_suspend_ns: 30_000,
-        erase_resume_ns: 30_000,
-        program_min_remaining_ns: 100_000,
-        erase_min_remaining_ns: 300_000,
-        max_per_operation: 2,
-        reads_per_suspension: 4,
-    };
+    let suspension = Suspension { reads_per_suspension: 4, ..Suspension::default() };
     run("fifo", Box::new(Fifo), None);
     run("priority", Box::new(Priority::default()), None);
     run("priority+suspension", Box::new(Priority::default()), Some(suspension));

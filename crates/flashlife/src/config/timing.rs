@@ -140,3 +140,24 @@ impl TimingConfig {
             && self.suspension == d.suspension
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::Suspension;
+
+    /// The configuration's suspension defaults are the engine's (`Suspension::default`).
+    #[test]
+    fn suspension_defaults_match_the_engine() {
+        let (c, s) = (TimingConfig::default(), Suspension::default());
+        let ns = |us: f64| (us * 1000.0).round() as u64;
+        assert_eq!(ns(c.program_suspend_us), s.program_suspend_ns);
+        assert_eq!(ns(c.program_resume_us), s.program_resume_ns);
+        assert_eq!(ns(c.erase_suspend_us), s.erase_suspend_ns);
+        assert_eq!(ns(c.erase_resume_us), s.erase_resume_ns);
+        assert_eq!(ns(c.program_min_remaining_us), s.program_min_remaining_ns);
+        assert_eq!(ns(c.erase_min_remaining_us), s.erase_min_remaining_ns);
+        assert_eq!(c.max_suspensions, s.max_per_operation);
+        assert_eq!(c.reads_per_suspension, s.reads_per_suspension);
+    }
+}

@@ -123,6 +123,23 @@ pub struct Suspension {
     pub reads_per_suspension: u32,
 }
 
+/// The configuration's defaults (`timing.*_suspend_us` and the rest): assumed values, no
+/// datasheet gives them.
+impl Default for Suspension {
+    fn default() -> Self {
+        Suspension {
+            program_suspend_ns: 20_000,
+            program_resume_ns: 20_000,
+            erase_suspend_ns: 30_000,
+            erase_resume_ns: 30_000,
+            program_min_remaining_ns: 100_000,
+            erase_min_remaining_ns: 300_000,
+            max_per_operation: 2,
+            reads_per_suspension: 2,
+        }
+    }
+}
+
 /// The drive's resources, as [`Reservation::new`](crate::timing::Reservation::new) takes them.
 #[derive(Debug, Clone)]
 pub struct QueuedParams {

@@ -6,17 +6,6 @@ use rand::{Rng, SeedableRng};
 
 use super::*;
 
-const SUSPENSION: Suspension = Suspension {
-    program_suspend_ns: 20_000,
-    program_resume_ns: 20_000,
-    erase_suspend_ns: 30_000,
-    erase_resume_ns: 30_000,
-    program_min_remaining_ns: 100_000,
-    erase_min_remaining_ns: 300_000,
-    max_per_operation: 2,
-    reads_per_suspension: 2,
-};
-
 /// Submit one random transaction (host reads and writes, GC work, host transfers), ready
 /// now or a little later, then advance to the next event or a little later, whichever first.
 fn step(q: &mut Queued, rng: &mut rand_pcg::Pcg64, token: u32, out: &mut Vec<Completion>) {
@@ -42,7 +31,7 @@ fn step(q: &mut Queued, rng: &mut rand_pcg::Pcg64, token: u32, out: &mut Vec<Com
 }
 
 fn engine(policy: Box<dyn Policy>) -> Queued {
-    Queued::new(times(50.0, 1000.0, 3000.0), params(4, 2, 400.0, Some(SUSPENSION)), policy)
+    Queued::new(times(50.0, 1000.0, 3000.0), params(4, 2, 400.0, Some(Suspension::default())), policy)
 }
 
 #[test]

@@ -3,17 +3,6 @@
 
 use super::*;
 
-const SUSPENSION: Suspension = Suspension {
-    program_suspend_ns: 20_000,
-    program_resume_ns: 20_000,
-    erase_suspend_ns: 30_000,
-    erase_resume_ns: 30_000,
-    program_min_remaining_ns: 100_000,
-    erase_min_remaining_ns: 300_000,
-    max_per_operation: 2,
-    reads_per_suspension: 2,
-};
-
 /// One die, 1 ms programs, 3 ms erases, 50 us reads, a 999 ns transfer (4096 B at 4096 MB/s).
 fn die(suspension: Option<Suspension>) -> Queued {
     Queued::new(times(50.0, 1000.0, 3000.0), params(1, 1, 4096.0, suspension), Box::new(Priority::default()))
@@ -36,7 +25,7 @@ fn reads_suspend_a_program_up_to_the_cap_then_wait() {
     // 500 us) finds the cap reached and waits for the program, which ends at 1,000,999 +
     // 2 x 90,999 = 1,182,997. A read 50 us before the end of another program finds less
     // than the minimum remaining and waits too.
-    let mut q = die(Some(SUSPENSION));
+    let mut q = die(Some(Suspension::default()));
     let mut out = Vec::new();
     q.submit(&program(0, 4096, Cause::Gc), 0, 9);
     read_at(&mut q, 100_000, 1, &mut out);
@@ -64,7 +53,7 @@ fn one_suspension_serves_at_most_its_reads_and_erases_suspend_too() {
     // (3 ms, from 0): the erase suspends at 1 ms (30 us), two reads run back to back
     // (50,999 each), the erase resumes (30 us) with 2 ms left; with a cap of one suspension
     // per operation the third read waits for the erase.
-    let one = Suspension { max_per_operation: 1, ..SUSPENSION };
+    let one = Suspension { max_per_operation: 1, ..Suspension::default() };
     let mut q = die(Some(one));
     let mut out = Vec::new();
     q.submit(&Transaction::erase(0, 0, BitMode::Slc, Cause::Gc), 0, 9);
@@ -130,7 +119,7 @@ fn suspension_fires_under_writes_and_cuts_read_latency() {
     // whatever reads are ahead. The counts must be non-zero (MQSim shipped suspension
     // unreachable) and zero with it off.
     let (off, s_off) = reads_under_writes(None);
-    let (on, s_on) = reads_under_writes(Some(SUSPENSION));
+    let (on, s_on) = reads_under_writes(Some(Suspension::default()));
     assert_eq!(s_off.program_suspensions + s_off.erase_suspensions, 0);
     assert!(s_on.program_suspensions > 0 && s_on.erase_suspensions > 0, "{s_on:?}");
     assert!(on < 0.5 * off, "mean read latency {on:.0} ns with suspension, {off:.0} ns without");
