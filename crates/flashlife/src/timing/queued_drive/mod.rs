@@ -206,6 +206,7 @@ impl QueuedScheduler {
             urgent_holds: 0,
             epoch: self.urgency[tx.die as usize].epoch,
             waiters: NONE,
+            background: !on_host_path(tx.class),
             owes_erase: tx.op == Op::Erase && !on_host_path(tx.class),
         });
         self.counts.transactions += 1;
@@ -243,7 +244,7 @@ impl QueuedScheduler {
         p.since = now;
         // Host work held up by background work: the drive has run out of erased blocks on
         // this plane, so the die serves background work first until this is released.
-        let waited_on_background = self.tokens.get(dep).request == NONE;
+        let waited_on_background = self.tokens.get(dep).background;
         p.host_on_background = on_host_path(p.tx.class) && waited_on_background && p.tx.op == Op::Program;
         if p.host_on_background {
             let die = self.tokens.get(dep).die;
@@ -416,7 +417,7 @@ impl Scheduler for QueuedScheduler {
         self.requests[self.current as usize].pending += 1;
         let m = self.tokens.get_mut(id);
         m.waiters = w;
-        if t.request == NONE && t.host_backlog_ns == 0 {
+        if t.background {
             m.urgent_holds += 1;
             self.urgency[t.die as usize].holds += 1;
             self.reconsider(t.die);
