@@ -120,24 +120,15 @@ impl TimingConfig {
         if self.suspension && self.reads_per_suspension == 0 {
             return Err(Error::config("timing.reads_per_suspension", 0, "at least 1 when timing.suspension is on"));
         }
-        if self.scheduler == SchedulerKind::Reservation && !self.is_default_queued_part() {
+        // Every key but the scheduler is the queued scheduler's own.
+        if self.scheduler == SchedulerKind::Reservation && !self.is_default() {
             return Err(Error::config(
                 "timing.scheduler",
                 "reservation",
-                "\"queued\" (timing.policy, gc_ratio, hard_threshold_erases, multi_plane and suspension are the queued scheduler's)",
+                "\"queued\" (every other [timing] key is the queued scheduler's)",
             ));
         }
         Ok(())
-    }
-
-    /// The queued scheduler's own keys are at their defaults.
-    fn is_default_queued_part(&self) -> bool {
-        let d = TimingConfig::default();
-        self.policy == d.policy
-            && self.gc_ratio == d.gc_ratio
-            && self.hard_threshold_erases == d.hard_threshold_erases
-            && self.multi_plane == d.multi_plane
-            && self.suspension == d.suspension
     }
 }
 

@@ -23,6 +23,7 @@
 //! - **Fast-forward.** With timing off a transaction completes when it may start, as under
 //!   the reservation scheduler, and the engine is not touched.
 
+mod pool;
 mod summary;
 mod tokens;
 
@@ -35,6 +36,7 @@ use crate::stats::timeseries::SchedTotals;
 use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
 use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
+use pool::Pool;
 use tokens::{Tok, Tokens, PENDING};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -109,8 +111,7 @@ pub struct QueuedScheduler {
     timing: bool,
     suspension: bool,
     tokens: Tokens,
-    parked: Vec<Parked>,
-    free_parked: u32,
+    parked: Pool<Parked>,
     /// Per block: the id of its last erase (`NO_TOKEN`: none kept).
     erase_of: Vec<u64>,
     requests: Vec<Request>,
@@ -118,9 +119,8 @@ pub struct QueuedScheduler {
     /// Host-path work submitted now is not the current request's (`Scheduler::set_detached`).
     detached: bool,
     /// Requests waiting for transactions that are not theirs (`Scheduler::wait_for`):
-    /// (request, next) nodes, listed from `Tok::waiters`; `free_waiters` heads the unused.
-    waiters: Vec<(u32, u32)>,
-    free_waiters: u32,
+    /// (request, next) nodes, listed from `Tok::waiters`.
+    waiters: Pool<(u32, u32)>,
     /// Per die: uncontended cost of the host work submitted and not finished.
     host_backlog_ns: Vec<u64>,
     /// Per die: whether background work goes first, and why.
@@ -147,14 +147,12 @@ impl QueuedScheduler {
             timing,
             suspension,
             tokens: Tokens::new(),
-            parked: Vec::new(),
-            free_parked: NONE,
+            parked: Pool::new(),
             erase_of: vec![NO_TOKEN; blocks as usize],
             requests: Vec::new(),
             current: NONE,
             detached: false,
-            waiters: Vec::new(),
-            free_waiters: NONE,
+            waiters: Pool::new(),
             host_backlog_ns: vec![0; dies as usize],
             urgency: vec![Urgency::default(); dies as usize],
             lag_limit,
@@ -254,16 +252,7 @@ impl QueuedScheduler {
         }
         let t = self.tokens.get_mut(dep);
         p.next = t.parked;
-        let slot = if self.free_parked != NONE {
-            let i = self.free_parked;
-            self.free_parked = self.parked[i as usize].next;
-            self.parked[i as usize] = p;
-            i
-        } else {
-            self.parked.push(p);
-            (self.parked.len() - 1) as u32
-        };
-        self.tokens.get_mut(dep).parked = slot;
+        self.tokens.get_mut(dep).parked = self.parked.alloc(p);
     }
 
     /// `c` finished: release what waited for it and account for its request.
@@ -288,10 +277,8 @@ impl QueuedScheduler {
         }
         let mut p = t.parked;
         while p != NONE {
-            let mut w = self.parked[p as usize];
+            let mut w = self.parked.take(p);
             let next = w.next;
-            self.parked[p as usize].next = self.free_parked;
-            self.free_parked = p;
             if w.host_on_background {
                 self.counts.host_wait_on_erase_ns += c.finish - w.since;
             }
@@ -301,9 +288,7 @@ impl QueuedScheduler {
         }
         let mut w = t.waiters;
         while w != NONE {
-            let (slot, next) = self.waiters[w as usize];
-            self.waiters[w as usize].1 = self.free_waiters;
-            self.free_waiters = w;
+            let (slot, next) = self.waiters.take(w);
             let r = &mut self.requests[slot as usize];
             r.pending -= 1;
             r.finish = r.finish.max(c.finish);
@@ -404,16 +389,7 @@ impl Scheduler for QueuedScheduler {
         if t.finish != PENDING || t.request == self.current {
             return;
         }
-        let node = (self.current, t.waiters);
-        let w = if self.free_waiters != NONE {
-            let w = self.free_waiters;
-            self.free_waiters = self.waiters[w as usize].1;
-            self.waiters[w as usize] = node;
-            w
-        } else {
-            self.waiters.push(node);
-            (self.waiters.len() - 1) as u32
-        };
+        let w = self.waiters.alloc((self.current, t.waiters));
         self.requests[self.current as usize].pending += 1;
         let m = self.tokens.get_mut(id);
         m.waiters = w;
