@@ -348,3 +348,25 @@ fn bad_checkpoints_are_refused_and_the_folder_left_alone() {
     assert_eq!(out.summary.run.requests, 20_000);
     assert!(!path.exists());
 }
+
+/// Sampled timing, stopped in fast-forward, in a window's measurement and in a warm-up, under
+/// both schedulers (the queued one drains its window on resume as it would have run).
+#[test]
+fn sampled_timing_across_its_phases() {
+    for scheduler in ["reservation", "queued"] {
+        let cfg = config(
+            "tiny",
+            &[
+                "run.until=requests:40000",
+                "workload.read_ratio=0.3",
+                &format!("timing.scheduler=\"{scheduler}\""),
+                "sampling.enabled=true",
+                "sampling.every=\"10%\"",
+                "sampling.warmup_requests=500",
+                "sampling.window_requests=1000",
+            ],
+        );
+        let out = check_resume(cfg, &[3_000, 8_700, 12_200], scheduler);
+        assert_eq!(out.summary.sampling.as_ref().unwrap().windows.len(), 10, "{scheduler}");
+    }
+}

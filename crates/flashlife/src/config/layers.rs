@@ -15,6 +15,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "ftl.allocation",
     "wear_leveling.measure",
     "timing",
+    "sampling",
     "stats.request_log",
 ];
 

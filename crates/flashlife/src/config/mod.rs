@@ -10,6 +10,7 @@ mod choices;
 mod layers;
 pub mod presets;
 pub mod reliability;
+mod sampling;
 mod timing;
 mod zombie;
 
@@ -27,6 +28,7 @@ pub use choices::{
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
     SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
+pub use sampling::{Every, SamplingConfig};
 pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
 pub use zombie::ZombieConfig;
 
@@ -54,6 +56,9 @@ pub struct Config {
     /// `[timing]`: the scheduler. Left out of a written configuration at its default.
     #[serde(skip_serializing_if = "TimingConfig::is_default")]
     pub timing: TimingConfig,
+    /// `[sampling]`: sampled timing. Left out of a written configuration at its default (off).
+    #[serde(skip_serializing_if = "SamplingConfig::is_default")]
+    pub sampling: SamplingConfig,
 }
 
 impl Default for Config {
@@ -76,6 +81,7 @@ impl Default for Config {
             reliability: ReliabilityConfig::default(),
             zombie: ZombieConfig::default(),
             timing: TimingConfig::default(),
+            sampling: SamplingConfig::default(),
         }
     }
 }
@@ -668,7 +674,7 @@ pub enum StopCondition {
 }
 
 /// A time-series interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Interval {
     TimeNs(u64),
     WriteBytes(u64),
@@ -746,7 +752,7 @@ impl StatsConfig {
 }
 
 /// A positive simulated time (`100ms`, `1s`) or host byte count (`1GiB`, `0.05dw`).
-fn parse_interval(key: &str, s: &str, logical_bytes: u64) -> Result<Interval> {
+pub(crate) fn parse_interval(key: &str, s: &str, logical_bytes: u64) -> Result<Interval> {
     let s = s.trim();
     let is_time = ["ns", "us", "ms", "s", "min", "h", "d"]
         .iter()
@@ -965,6 +971,7 @@ impl Config {
         self.workload.validate()?;
         self.zombie.validate()?;
         self.timing.validate()?;
+        self.sampling.validate(self.ftl.timing)?;
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         self.run.checkpoint_interval(1 << 40)?;

@@ -14,6 +14,8 @@ struct Request {
     arrival: u64,
     issue: u64,
     bytes: u64,
+    /// Its latency is recorded (always, unless sampled timing left it out of its windows).
+    measured: bool,
 }
 
 /// Requests in flight under an event-driven scheduler, in slots `0..queue depth`. Part of the
@@ -40,9 +42,9 @@ impl InFlight {
     }
 
     /// A slot for a request issued at `issue`.
-    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64, bytes: u64) -> u32 {
+    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64, bytes: u64, measured: bool) -> u32 {
         let slot = self.free.pop().expect("a free slot: the run loop issues only below the queue depth");
-        self.slots[slot as usize] = Some(Request { kind, arrival, issue, bytes });
+        self.slots[slot as usize] = Some(Request { kind, arrival, issue, bytes, measured });
         slot
     }
 }
@@ -56,7 +58,7 @@ impl RunState {
             let r = self.flight.slots[f.request as usize].take().expect("a finished request was in flight");
             self.flight.free.push(f.request);
             let behind = BehindBackground { ns: f.behind_background_ns, hard_threshold: f.hard_threshold };
-            self.finished(r.kind, r.arrival, r.issue, f.finish, r.bytes, Some(behind));
+            self.finished(r.kind, r.arrival, r.issue, f.finish, r.bytes, Some(behind), r.measured);
         }
         self.flight.finished = finished;
     }
@@ -74,17 +76,29 @@ impl RunState {
                 self.host.read_bytes += req.size;
             }
         }
-        self.wait.record(issue - arrival);
+        if self.measuring() {
+            self.wait.record(issue - arrival);
+        }
         if open_loop {
             self.first_arrival.get_or_insert(arrival);
             self.last_arrival = arrival;
         }
         self.requests += 1;
+        if let Some(s) = self.sampler.as_mut() {
+            s.issued();
+        }
+    }
+
+    /// Is a request issued now measured? Always, unless sampled timing has it outside a window.
+    pub(super) fn measuring(&self) -> bool {
+        self.sampler.as_ref().is_none_or(|s| s.measuring())
     }
 
     /// A request of `kind` for `bytes` that arrived at `arrival` and was issued at `issue`
     /// finished at `finish`: response time counts from arrival, device time from issue.
-    /// `behind`: what the scheduler knows of its wait behind background work.
+    /// `behind`: what the scheduler knows of its wait behind background work. A request that
+    /// is not `measured` (sampled timing's warm-up and fast-forward) counts only for the clock.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn finished(
         &mut self,
         kind: IoKind,
@@ -93,7 +107,14 @@ impl RunState {
         finish: u64,
         bytes: u64,
         behind: Option<BehindBackground>,
+        measured: bool,
     ) {
+        self.busy_until = self.busy_until.max(finish);
+        self.end = self.end.max(finish);
+        if !measured {
+            return;
+        }
+        super::sampling::record(self, kind, finish - arrival, finish - issue);
         if let Some(log) = self.log.as_mut() {
             log.row(arrival, issue, finish, kind, bytes, behind);
         }
@@ -110,7 +131,5 @@ impl RunState {
             }
         }
         self.ts.interval_latency.record(latency);
-        self.busy_until = self.busy_until.max(finish);
-        self.end = self.end.max(finish);
     }
 }

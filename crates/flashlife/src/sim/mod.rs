@@ -16,6 +16,7 @@ mod report;
 pub(crate) mod request_log;
 mod run;
 mod run_queued;
+mod sampling;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -44,6 +45,7 @@ use build::{resolve_failure_point, workload_context};
 use flight::InFlight;
 pub use request_log::BehindBackground;
 use request_log::RequestLog;
+use sampling::Sampler;
 
 /// How a caller steers a run: a flag that stops it (cleanly, with a checkpoint where it has a
 /// folder) and a sink that hears how far it is.
@@ -124,6 +126,8 @@ struct RunState {
     log: Option<RequestLog>,
     /// Bytes of the log flushed at the last checkpoint (a resumed run cuts it back to this).
     log_bytes: u64,
+    /// Sampled timing's cycle (`[sampling]`; `None`: every request is timed).
+    sampler: Option<Sampler>,
 }
 
 impl RunState {
@@ -158,6 +162,7 @@ impl RunState {
             warnings: Vec::new(),
             log: None,
             log_bytes: 0,
+            sampler: Sampler::new(cfg, logical_bytes)?,
         })
     }
 }

@@ -9,7 +9,7 @@ use crate::stats::latency::LatencyHistogram;
 use crate::stats::provenance::{sha256_hex, Provenance, TraceIdentity};
 use crate::stats::reliability::ReliabilitySummary;
 use crate::stats::summary::*;
-use crate::stats::timeseries::{Row, TimeSeries};
+use crate::stats::timeseries::{Row, SampleRow, TimeSeries};
 use crate::stats::Cause;
 use crate::techniques;
 use crate::workload::WorkloadKind;
@@ -76,8 +76,19 @@ pub(super) fn report(
         end,
         wall_seconds_before,
         mut warnings,
+        sampler,
         ..
     } = state;
+    let sampling = sampler.map(|s| s.summary(requests));
+    if let Some(s) = &sampling {
+        if s.windows.len() < 2 {
+            warnings.push(format!(
+                "sampled timing measured {} window(s): no confidence interval without two; make sampling.every smaller \
+                 or the run longer",
+                s.windows.len()
+            ));
+        }
+    }
     // "All" is the union of reads and writes: merged once here rather than recorded per request.
     let mut lat_all = LatencyHistogram::new();
     lat_all.add(&lat_read);
@@ -90,7 +101,16 @@ pub(super) fn report(
     let host_queue_wait_us = wait.summary();
     let c = drive.counters();
     warnings.extend(explain(&cfg, &latency_us.read, &latency_us.write, c.gc_victims, &host));
-    warnings.extend(explain_overload(&host_queue_wait_us, &device_time_us.all, cfg.host.queue_depth));
+    let overload = explain_overload(&host_queue_wait_us, &device_time_us.all, cfg.host.queue_depth);
+    if overload.is_some() && sampling.is_some() {
+        warnings.push(
+            "sampled timing of an overloaded open-loop stream underestimates its latency: each window starts with the \
+             host queue as fast-forward left it (empty), while the backlog of a timed run grows throughout; time the \
+             whole run (sampling.enabled = false) or slow the arrivals"
+                .to_string(),
+        );
+    }
+    warnings.extend(overload);
     warnings.extend(explain_debt(gc_debt_units, c.host_unit_writes, c.unit_programs.get(Cause::Gc)));
     if let Some(bits) = &touched {
         let units = bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
@@ -221,6 +241,7 @@ pub(super) fn report(
         host,
         open_channel: drive.open_channel_summary(simulated),
         scheduler: drive.scheduler().summary(),
+        sampling,
         techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),
@@ -246,13 +267,18 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
     let totals = drive.scheduler().totals();
     let sched = totals.map(|t| t.since(&ts.last_sched.unwrap_or_default()));
     ts.last_sched = totals;
+    // Under sampled timing only measured requests are recorded: an interval without one has
+    // no latency (NaN), not zero.
+    let measured = ts.interval_latency.count();
+    let sample = st.sampler.as_ref().map(|_| SampleRow { window: ts.window.take(), measured_requests: measured });
+    let none = sample.is_some() && measured == 0;
     let row = Row {
         time_s: now as f64 / 1e9,
         host_bytes_written: host.write_bytes,
         host_mb_per_s: if dt > 0.0 { (host.write_bytes - ts.last_host_bytes) as f64 / 1e6 / dt } else { 0.0 },
         iops: if dt > 0.0 { (requests - ts.last_requests) as f64 / dt } else { 0.0 },
-        mean_latency_us: ts.interval_latency.mean_us(),
-        p99_latency_us: ts.interval_latency.quantile_us(0.99),
+        mean_latency_us: if none { f64::NAN } else { ts.interval_latency.mean_us() },
+        p99_latency_us: if none { f64::NAN } else { ts.interval_latency.quantile_us(0.99) },
         wa_interval: if units == 0 { 0.0 } else { programs as f64 / units as f64 },
         wa_cumulative: if c.host_unit_writes == 0 {
             0.0
@@ -269,6 +295,7 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
         reclaim_programs: c.page_programs.get(Cause::Reclaim),
         reclaim_erases: c.block_erases.get(Cause::Reclaim),
         sched,
+        sample,
     };
     ts.rows.push(row);
     ts.interval_latency.reset();

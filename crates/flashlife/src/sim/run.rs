@@ -15,6 +15,7 @@ use crate::workload;
 
 use super::progress::{self, Progress};
 use super::report::{push_row, report, RunOutput};
+use super::sampling::Phase;
 use super::Simulator;
 
 impl Simulator {
@@ -39,9 +40,6 @@ impl Simulator {
         const LOOKAHEAD: usize = 2;
         let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut drained = false;
-        // A scheduler that completes work after submission (the queued one) is driven by its
-        // events: requests are issued at its clock and recorded when it says they finished.
-        let event_driven = self.ftl.scheduler_mut().events().is_some();
 
         loop {
             let st = &self.state;
@@ -106,6 +104,8 @@ impl Simulator {
                     sink(Progress { fraction: frac.clamp(0.0, 1.0), requests: st.requests, label });
                 }
             }
+            // Sampled timing: timing on or off for this request.
+            self.sample_step(stop, open_loop)?;
             // Requests are drawn from the workload `LOOKAHEAD` ahead (a workload does not see
             // the drive, so the sequence is the same) to prefetch their map entries; errors and
             // the end are reported when reached.
@@ -128,6 +128,7 @@ impl Simulator {
                 }
             }
             let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
+            let st = &mut self.state;
             if let Some(bits) = st.touched.as_mut() {
                 for u in first..first + units {
                     bits[(u >> 6) as usize] |= 1 << (u & 63);
@@ -142,10 +143,25 @@ impl Simulator {
                 )));
             }
 
-            if event_driven {
+            // A scheduler that completes work after submission (the queued one, while timing
+            // is on) is driven by its events: requests are issued at its clock and recorded
+            // when it says they finished.
+            if self.ftl.scheduler_mut().events().is_some() {
                 self.issue_queued(&req, first, units, open_loop)?;
             } else {
+                let ff = self.state.sampler.as_ref().is_some_and(|s| s.phase() == Phase::FastForward);
+                if ff && !open_loop {
+                    self.state.now =
+                        self.state.sampler.as_ref().expect("sampling").fast_forward_clock(self.state.requests);
+                }
                 self.issue_reserved(&req, first, units, open_loop, qd);
+                if ff && open_loop {
+                    // With timing off the request finished as it was issued; the drive is taken
+                    // to be busy as long as the last window says, so that only longer gaps are
+                    // idle windows for background work.
+                    let st = &mut self.state;
+                    st.busy_until = st.sampler.as_ref().expect("sampling").fast_forward_busy_until(st.now);
+                }
             }
             if let Some(v) = self.ftl.integrity_violation() {
                 return Err(Error::Integrity(v.to_string()));
@@ -156,17 +172,21 @@ impl Simulator {
                 Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
             };
             if reached {
-                push_row(self.ftl.as_ref(), st, st.now);
+                // Under sampled timing a window's measurement is one row, which closes it.
+                if st.sampler.as_ref().is_none_or(|s| !s.measuring()) {
+                    push_row(self.ftl.as_ref(), st, st.now);
+                }
                 st.next_mark += match interval {
                     Interval::TimeNs(t) => t,
                     Interval::WriteBytes(b) => b,
                 };
             }
         }
-        if event_driven {
+        if self.ftl.scheduler_mut().events().is_some() {
             // Requests issued before the stop finish; background work still queued is left.
             self.drain_queued()?;
         }
+        self.finish_sampling(open_loop)?;
         if stop_reason != "interrupted" && self.remove_checkpoint_at_end {
             // A finished run's checkpoint is stale: resuming it would only repeat the end.
             if let Some(p) = &self.checkpoint_path {
@@ -235,7 +255,8 @@ impl Simulator {
         let arrival = if open_loop { req.arrival_ns } else { issue };
         st.issued(req, arrival, issue, open_loop);
         st.outstanding.push(Reverse(completion));
-        st.finished(req.kind, arrival, issue, completion, req.size, None);
+        let measured = st.measuring();
+        st.finished(req.kind, arrival, issue, completion, req.size, None, measured);
     }
 }
 

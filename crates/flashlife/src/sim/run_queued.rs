@@ -44,7 +44,8 @@ impl Simulator {
         let arrival = if open_loop { req.arrival_ns } else { issue };
         self.state.now = issue;
         self.state.issued(req, arrival, issue, open_loop);
-        let slot = self.state.flight.open(req.kind, arrival, issue, req.size);
+        let measured = self.state.measuring();
+        let slot = self.state.flight.open(req.kind, arrival, issue, req.size, measured);
         self.ftl.scheduler_mut().events().expect("event-driven").begin_request(slot);
         let transfer_after = match req.kind {
             IoKind::Write => {

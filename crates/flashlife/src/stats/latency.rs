@@ -105,6 +105,16 @@ impl LatencyHistogram {
         }
     }
 
+    /// Each non-empty bucket as (its highest value in ns, samples), ascending.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.h.iter_recorded().map(|v| (v.value_iterated_to(), v.count_since_last_iteration())).collect()
+    }
+
+    /// The sum of the samples recorded, in ns.
+    pub fn sum_ns(&self) -> u128 {
+        self.sum_ns
+    }
+
     /// (latency in us, cumulative fraction) points for a CDF plot, one per distinct bucket.
     pub fn cdf(&self) -> Vec<(f64, f64)> {
         let n = self.h.len().max(1) as f64;

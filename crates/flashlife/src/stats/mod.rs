@@ -4,6 +4,7 @@ pub mod counters;
 pub mod latency;
 pub mod provenance;
 pub mod reliability;
+pub mod sampling;
 pub mod summary;
 pub mod timeseries;
 

@@ -35,6 +35,11 @@ pub struct Summary {
     /// scheduler).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<crate::timing::SchedulerSummary>,
+    /// Sampled timing (`[sampling]`): each window and the whole run's latency estimated from
+    /// them, with confidence intervals. When present, `latency_us`, `device_time_us` and
+    /// `host_queue_wait_us` hold the measured requests only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<super::sampling::SamplingSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

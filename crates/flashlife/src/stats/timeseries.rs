@@ -31,7 +31,20 @@ pub struct Row {
     pub reclaim_erases: u64,
     /// The scheduler's view of the interval (the queued scheduler only).
     pub sched: Option<SchedRow>,
+    /// Sampled timing's view of the interval (`[sampling]` only).
+    pub sample: Option<SampleRow>,
 }
+
+/// Which requests of an interval were measured, under sampled timing: its latency columns
+/// are theirs (NaN when none was), and a row that closes a window names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SampleRow {
+    pub window: Option<u32>,
+    pub measured_requests: u64,
+}
+
+/// Columns added when the rows carry sampled timing's view.
+pub const SAMPLE_COLUMNS: &[&str] = &["sample_window", "measured_requests"];
 
 /// Where the dies' time went in one interval, under the queued scheduler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -86,6 +99,8 @@ pub struct TimeSeries {
     pub long_reads: LongReads,
     /// The scheduler's cumulative figures at the last row (for interval differences).
     pub last_sched: Option<SchedTotals>,
+    /// The window the next row closes (sampled timing).
+    pub window: Option<u32>,
 }
 
 /// Cumulative scheduler figures at a row: busy time summed over dies and channels,
@@ -129,10 +144,15 @@ impl TimeSeries {
     /// The rows as CSV with a header.
     pub fn to_csv(&self) -> String {
         let sched = self.rows.iter().any(|r| r.sched.is_some());
+        let sample = self.rows.iter().any(|r| r.sample.is_some());
         let mut s = COLUMNS.join(",");
         if sched {
             s.push(',');
             s.push_str(&SCHED_COLUMNS.join(","));
+        }
+        if sample {
+            s.push(',');
+            s.push_str(&SAMPLE_COLUMNS.join(","));
         }
         s.push('\n');
         for r in &self.rows {
@@ -169,6 +189,11 @@ impl TimeSeries {
                     q.queue_host_write,
                     q.queue_background
                 );
+            }
+            if sample {
+                let q = r.sample.unwrap_or_default();
+                let w = q.window.map(|w| w.to_string()).unwrap_or_default();
+                let _ = write!(s, ",{w},{}", q.measured_requests);
             }
             s.push('\n');
         }

@@ -45,6 +45,20 @@ pub fn config(sets: &[&str]) -> Config {
     b.build().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Build preset `preset` with `key=value` overrides.
+pub fn preset_config(preset: &str, sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::new().preset(preset).unwrap_or_else(|e| panic!("{preset}: {e}"));
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Run preset `preset` with `key=value` overrides.
+pub fn run_preset(preset: &str, sets: &[&str]) -> RunOutput {
+    Simulator::new(preset_config(preset, sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Run a configuration with its own workload.
 pub fn run(sets: &[&str]) -> RunOutput {
     Simulator::new(config(sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
