@@ -45,6 +45,9 @@ presets!(
     "zombie-trace-mlc",
     "salvage-table1",
     "salvage-small",
+    "intel750-mlc",
+    "intel535-mlc",
+    "samsung970pro-mlc",
 );
 
 /// The preset called `name`.
