@@ -8,7 +8,7 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `scheduler`, `techniques` and each technique's section in it, `run.warnings`) are
+sections (`open_channel`, `scheduler`, `sampling`, `techniques` and each technique's section in it, `run.warnings`) are
 absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
@@ -29,6 +29,7 @@ __all__ = [
     "Capacity",
     "DeviceStats",
     "EraseCounts",
+    "Estimate",
     "Failures",
     "Flash",
     "Gc",
@@ -43,7 +44,11 @@ __all__ = [
     "QueueDepth",
     "Reliability",
     "RunInfo",
+    "SampledLatency",
     "Salvage",
+    "Sampling",
+    "SamplingEstimate",
+    "SampledWindow",
     "Scheduler",
     "SecondWrites",
     "Summary",
@@ -346,6 +351,67 @@ class Scheduler(TypedDict):
     transactions: int
 
 
+class Estimate(TypedDict):
+    """An estimate with its confidence interval (stats/sampling.rs `Estimate`); the bounds are
+    None (null) with fewer than two windows, the value None when nothing was measured."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class SamplingEstimate(TypedDict):
+    """The whole run's mean and p99 (us) estimated from the windows (`LatencyEstimate`)."""
+
+    count: int
+    mean: Estimate
+    p99: Estimate
+
+
+class SampledLatency(TypedDict):
+    """`sampling.estimate`: reads, writes and all requests."""
+
+    read: SamplingEstimate
+    write: SamplingEstimate
+    all: SamplingEstimate
+
+
+class SampledWindow(TypedDict):
+    """One measured window (`WindowSummary`): where it sat in the run and what it measured."""
+
+    index: int
+    #: Requests served when its warm-up began, and how many requests of the run it stands for.
+    start_request: int
+    stands_for_requests: int
+    #: Simulated time at the start and end of its measurement.
+    start_s: float
+    end_s: float
+    life_used: float
+    host_bytes_written: int
+    #: Measured requests over the measurement's span; None (null) for a span of no time.
+    iops: float | None
+    read: Latency
+    write: Latency
+    all: Latency
+
+
+class Sampling(TypedDict):
+    """`sampling`, present under sampled timing (`sampling.enabled = true`;
+    stats/sampling.rs `SamplingSummary`). `latency_us` then holds the measured requests only."""
+
+    every: str
+    warmup_requests: int
+    window_requests: int
+    measured_requests: int
+    #: Requests timed (warm-up and measured) and issued in fast-forward.
+    timed_requests: int
+    fast_forward_requests: int
+    #: The confidence level of the intervals (0.95).
+    confidence: float
+    estimate: SampledLatency
+    windows: list[SampledWindow]
+
+
 class Salvage(TypedDict):
     """`techniques.salvage`, present when program failures are salvaged
     (`failures.on_program_failure = "skip_page"`; techniques/bpht.rs `SalvageSummary`)."""
@@ -449,6 +515,7 @@ class Summary(TypedDict):
     run: RunInfo
     open_channel: NotRequired[OpenChannel]
     scheduler: NotRequired[Scheduler]
+    sampling: NotRequired[Sampling]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance

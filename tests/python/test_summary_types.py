@@ -65,6 +65,27 @@ def test_a_queued_run_matches_the_summary_type() -> None:
     assert sched["transactions"] > 0
 
 
+def test_a_sampled_run_matches_the_summary_type() -> None:
+    # Reads only in a write run: the windows' read sections are empty (zeros), and one window
+    # of the two is cut short by the stop.
+    r = flashlife.run(
+        "tiny",
+        until="requests:9000",
+        overrides={
+            "sampling.enabled": True,
+            "sampling.every": "50%",
+            "sampling.warmup_requests": 500,
+            "sampling.window_requests": 1000,
+        },
+    )
+    assert shape_errors(r.summary) == []
+    sampling = r.summary["sampling"]
+    assert len(sampling["windows"]) == 2 and sampling["measured_requests"] == 2000
+    assert sampling["estimate"]["read"]["mean"]["value"] is None
+    assert sampling["estimate"]["write"]["mean"]["low"] is not None
+    assert r.timeseries["measured_requests"].sum() == 2000
+
+
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:
     r = flashlife.run("reusable-small", until="writes:0.5dw")
     assert shape_errors(r.summary) == []

@@ -85,7 +85,11 @@ impl Dist {
         f64::NAN
     }
 
+    /// As [`LatencyHistogram::summary`] gives it: zeros when empty.
     pub fn summary(&self) -> LatencySummary {
+        if self.count == 0 {
+            return LatencySummary::default();
+        }
         LatencySummary {
             count: self.count,
             mean: self.mean_us(),

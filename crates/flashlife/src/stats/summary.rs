@@ -234,6 +234,25 @@ impl Summary {
             "latency    read mean {:.1} us p99 {:.1} us | write mean {:.1} us p99 {:.1} us | max {:.1} us\n",
             l.read.mean, l.read.p99, l.write.mean, l.write.p99, l.all.max
         );
+        if let Some(sm) = &self.sampling {
+            let e = &sm.estimate.all;
+            let ci = |x: &super::sampling::Estimate| {
+                if x.low.is_nan() {
+                    format!("{:.1} us", x.value)
+                } else {
+                    format!("{:.1} us [{:.1}, {:.1}]", x.value, x.low, x.high)
+                }
+            };
+            s += &format!(
+                "           sampled: {} windows, {} of {} requests measured; whole run mean {} p99 {} ({:.0}% intervals)\n",
+                sm.windows.len(),
+                sm.measured_requests,
+                self.host.read_requests + self.host.write_requests,
+                ci(&e.mean),
+                ci(&e.p99),
+                sm.confidence * 100.0
+            );
+        }
         let w = &self.host_queue_wait_us;
         if w.max > 0.0 {
             s += &format!(
