@@ -8,8 +8,8 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `scheduler`, `sampling`, `techniques` and each technique's section in it, `run.warnings`) are
-absent rather than null.
+sections (`open_channel`, `scheduler`, `sampling`, `techniques` and each technique's section
+in it, `run.warnings`) are absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
 TypedDict cannot see `NotRequired` inside string annotations, and `__optional_keys__` would be
