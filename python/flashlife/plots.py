@@ -304,11 +304,15 @@ def over_lifetime(
         _need(ts, "host_bytes_written", metric)
         if ts.empty:
             raise ValueError("over_lifetime: the time series is empty")
+        final = float(ts["host_bytes_written"].iloc[-1])
         if metric in _PER_INTERVAL and "iops" in ts.columns:
             # An interval in which no request completed (e.g. the drain after the last one)
             # has no latency or rate: leave it out rather than draw a drop to 0.
             ts = ts[ts["iops"] > 0]
-        final = float(ts["host_bytes_written"].iloc[-1])
+        if "measured_requests" in ts.columns and metric in ("mean_latency_us", "p99_latency_us"):
+            # Sampled timing: latency exists only in the rows that measured requests (one
+            # point per window); the rows between have none (NaN).
+            ts = ts[ts["measured_requests"] > 0]
         x = ts["host_bytes_written"].to_numpy(dtype=float) / (final if final > 0 else 1.0)
         ax.plot(x, ts[metric].to_numpy(dtype=float), marker=".", label=label)
     ax.set_xlabel("normalised lifetime (host bytes written / final)")

@@ -147,6 +147,25 @@ def test_over_lifetime(runs, tmp_path):
         plots.over_lifetime(runs["greedy"], "bogus")
 
 
+def test_over_lifetime_of_a_sampled_run_draws_one_point_per_window():
+    r = flashlife.run(
+        "tiny",
+        until="writes:4dw",
+        overrides={
+            "sampling.enabled": True,
+            "sampling.every": "20%",
+            "sampling.warmup_requests": 500,
+            "sampling.window_requests": 1000,
+        },
+    )
+    windows = r.summary["sampling"]["windows"]
+    y = plots.over_lifetime(r, "mean_latency_us").axes[0].lines[0].get_ydata()
+    assert list(y) == pytest.approx([w["all"]["mean"] for w in windows])
+    # Bookkeeping columns keep every row.
+    wa = plots.over_lifetime(r, "wa_cumulative").axes[0].lines[0].get_ydata()
+    assert len(wa) == len(r.timeseries)
+
+
 def test_erase_histogram(runs, tmp_path):
     path = tmp_path / "e.png"
     r = runs["greedy"]
