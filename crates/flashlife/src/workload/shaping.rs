@@ -6,12 +6,12 @@
 //! Folding comes last so that every address the simulator sees lies inside
 //! `ctx.logical_bytes`, whatever the trace holds.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
+use rustc_hash::FxHashMap;
 
 use super::trace::{TraceCounters, TraceReader};
 use super::{
@@ -485,7 +485,10 @@ pub struct RemapFirst<W> {
     inner: W,
     unit: u64,
     limit: u64,
-    map: HashMap<u64, u64>,
+    /// Fx hashing: every unit of every request is looked up, and SipHash was a tenth of a
+    /// looped trace run. Keys come from the trace, but a skewed trace can only slow its own
+    /// run, and the map is never iterated, so the hasher cannot change a result.
+    map: FxHashMap<u64, u64>,
     /// The request being split, and the next original unit to emit.
     pending: Option<(HostRequest, u64)>,
     dropped: u64,
@@ -498,7 +501,7 @@ impl<W: Workload> RemapFirst<W> {
         if limit == 0 {
             return Err(Error::config("workload.trace.remap_limit_bytes", limit_bytes, "at least one mapping unit"));
         }
-        Ok(RemapFirst { inner, unit: unit.max(1), limit, map: HashMap::new(), pending: None, dropped: 0 })
+        Ok(RemapFirst { inner, unit: unit.max(1), limit, map: FxHashMap::default(), pending: None, dropped: 0 })
     }
 
     fn lookup(&mut self, u: u64) -> Option<u64> {
