@@ -264,7 +264,11 @@ fn looped_over_a_custom_source() {
         let r = flashlife::workload::TraceReader::open(f.path(), &Default::default())?;
         Ok(Box::new(r))
     };
-    let mut w = Looped::new(open, 2).unwrap();
+    let mut w = Looped::new(open.clone(), 2).unwrap();
     assert_eq!(drain(&mut w, 100).len(), 6);
-    assert_eq!(opens.load(std::sync::atomic::Ordering::Relaxed), 2);
+    // The small pass is replayed from memory: the source is opened once.
+    assert_eq!(opens.load(std::sync::atomic::Ordering::Relaxed), 1);
+    let mut w = Looped::with_cache_limit(open, 2, 0).unwrap();
+    assert_eq!(drain(&mut w, 100).len(), 6);
+    assert_eq!(opens.load(std::sync::atomic::Ordering::Relaxed), 3, "without the cache, once per pass");
 }

@@ -6,12 +6,12 @@
 //! Folding comes last so that every address the simulator sees lies inside
 //! `ctx.logical_bytes`, whatever the trace holds.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
+use rustc_hash::FxHashMap;
 
 use super::trace::{TraceCounters, TraceReader};
 use super::{
@@ -86,11 +86,151 @@ impl<W: Workload> Workload for Filter<W> {
     }
 }
 
-/// Loop replay: when a pass ends, reopen the source and replay it, shifted in time to start
-/// one mean inter-arrival gap after the previous pass's last request. `loops = 0` is endless.
+/// Passes of at most this many requests are replayed from memory by [`Looped`] (32 bytes a
+/// request: 32 MiB at most). A power of two, so that the doubling `Vec` never reserves more.
+pub const LOOP_CACHE_REQUESTS: usize = 1 << 20;
+
+/// At most this many counter checkpoints (72 bytes each: 18 MiB) are kept with a cached pass;
+/// a pass that needs more (a filter or bad lines between most requests) is streamed instead.
+/// With [`LOOP_CACHE_REQUESTS`], a cached pass holds at most 50 MiB.
+pub const LOOP_CACHE_CHECKPOINTS: usize = 1 << 18;
+
+/// The numeric trace counters, in [`TraceCounters`] order: lines, requests, ignored, skipped,
+/// clamped, filtered, dropped, passes.
+type Counts = [u64; 8];
+
+fn counts_of(c: &TraceCounters) -> Counts {
+    [c.lines, c.requests, c.ignored, c.skipped, c.clamped, c.filtered, c.dropped, c.passes]
+}
+
+/// The first pass of a [`Looped`] replay, kept in memory so that later passes need not re-read
+/// and re-parse the file. The inner workload's counters can be read between any two requests,
+/// so they are kept too, compactly: a plain trace line adds one line and one request, and only
+/// the requests after which the counters differ from that rule get a checkpoint.
+struct PassCache {
+    /// The pass's requests, times relative to the pass (as the inner workload gave them).
+    reqs: Vec<HostRequest>,
+    /// `(k, counters after the k-th request)` wherever they are not the previous ones plus one
+    /// line and one request; before the first request the counters are zero.
+    marks: Vec<(u64, Counts)>,
+    /// Counters after the last recorded request (while recording).
+    last: Counts,
+    /// From which request on the counters carry `first_skipped`, and its text.
+    first_skipped: Option<(u64, String)>,
+    /// The counters once the pass is over (trailing ignored lines, `passes` counted).
+    end: TraceCounters,
+    max_requests: usize,
+}
+
+impl PassCache {
+    fn new(max_requests: usize) -> Self {
+        PassCache {
+            reqs: Vec::new(),
+            marks: Vec::new(),
+            last: [0; 8],
+            first_skipped: None,
+            end: TraceCounters::default(),
+            max_requests,
+        }
+    }
+
+    /// Keep `r` and the counters `after` it; false when the pass cannot be cached (too large,
+    /// no counters, or counters that do not follow the rules the replay assumes).
+    fn record(&mut self, r: HostRequest, after: Option<TraceCounters>) -> bool {
+        let Some(after) = after else { return false };
+        if self.reqs.len() >= self.max_requests {
+            return false;
+        }
+        let k = self.reqs.len() as u64 + 1;
+        let counts = counts_of(&after);
+        let mut expected = self.last;
+        expected[0] += 1;
+        expected[1] += 1;
+        if counts != expected {
+            if self.marks.len() >= LOOP_CACHE_CHECKPOINTS {
+                return false;
+            }
+            self.marks.push((k, counts));
+        }
+        self.last = counts;
+        match (&self.first_skipped, after.first_skipped) {
+            (None, None) => {}
+            (None, Some(m)) => self.first_skipped = Some((k, m)),
+            (Some((_, a)), Some(b)) if *a == b => {}
+            _ => return false, // the first skipped message changed or vanished: not a reader's
+        }
+        self.reqs.push(r);
+        true
+    }
+
+    /// Close the pass with its final counters; false if they cannot be replayed.
+    fn finish(&mut self, end: Option<TraceCounters>) -> bool {
+        let Some(end) = end else { return false };
+        if self.reqs.is_empty() {
+            return false;
+        }
+        if let (Some((_, a)), b) = (&self.first_skipped, &end.first_skipped) {
+            if b.as_ref() != Some(a) {
+                return false;
+            }
+        }
+        self.end = end;
+        self.reqs.shrink_to_fit();
+        self.marks.shrink_to_fit();
+        true
+    }
+
+    /// The inner workload's counters after `k` requests of a pass (the end's once it is over).
+    fn counters_at(&self, k: u64, over: bool) -> TraceCounters {
+        if over {
+            return self.end.clone();
+        }
+        let i = self.marks.partition_point(|&(j, _)| j <= k);
+        let (j, mut c) = if i == 0 { (0, [0; 8]) } else { self.marks[i - 1] };
+        c[0] += k - j;
+        c[1] += k - j;
+        TraceCounters {
+            lines: c[0],
+            requests: c[1],
+            ignored: c[2],
+            skipped: c[3],
+            clamped: c[4],
+            filtered: c[5],
+            dropped: c[6],
+            passes: c[7],
+            first_skipped: match &self.first_skipped {
+                Some((from, m)) if k >= *from => Some(m.clone()),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Whether [`Looped`] is recording its first pass, replaying it, or streaming every pass.
+enum Cache {
+    Recording(PassCache),
+    Ready(PassCache),
+    Off,
+}
+
+/// Loop replay: when a pass ends, replay the source again, shifted in time to start one mean
+/// inter-arrival gap after the previous pass's last request. `loops = 0` is endless.
+///
+/// A pass of at most [`LOOP_CACHE_REQUESTS`] requests is recorded in memory the first time and
+/// later passes are replayed from there, with the same requests, times and counters as if
+/// `open` had been called again (re-reading and re-parsing a small trace was most of a looped
+/// run's workload time). A larger pass, one that fails, or a source without counters is
+/// streamed: `open` is called again for every pass, as the trace readers keep constant memory.
+/// The file is assumed not to change while it is replayed.
 pub struct Looped<F> {
     open: F,
-    cur: Box<dyn Workload>,
+    /// The source of the current pass; `None` while a pass is replayed from the cache.
+    cur: Option<Box<dyn Workload>>,
+    cache: Cache,
+    /// Requests of the current pass replayed from the cache so far.
+    pos: usize,
+    /// The current pass has ended: a cached pass's counters are then its end's.
+    over: bool,
     /// Passes still allowed after the current one (ignored when endless).
     remaining: u64,
     endless: bool,
@@ -102,11 +242,25 @@ pub struct Looped<F> {
 
 impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Looped<F> {
     /// Replay what `open` returns `loops` times in total (0: forever).
-    pub fn new(mut open: F, loops: u64) -> Result<Self> {
+    pub fn new(open: F, loops: u64) -> Result<Self> {
+        Self::with_cache_limit(open, loops, LOOP_CACHE_REQUESTS)
+    }
+
+    /// As [`Looped::new`], caching a pass of at most `max_requests` requests (0: stream every
+    /// pass, as a reference for the cache).
+    pub fn with_cache_limit(mut open: F, loops: u64, max_requests: usize) -> Result<Self> {
         let cur = open()?;
+        let cache = if max_requests == 0 || loops == 1 {
+            Cache::Off
+        } else {
+            Cache::Recording(PassCache::new(max_requests.min(LOOP_CACHE_REQUESTS)))
+        };
         Ok(Looped {
             open,
-            cur,
+            cur: Some(cur),
+            cache,
+            pos: 0,
+            over: false,
             remaining: loops.saturating_sub(1),
             endless: loops == 0,
             offset: 0,
@@ -115,17 +269,64 @@ impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Looped<F> {
             done: TraceCounters::default(),
         })
     }
+
+    /// Whether later passes are replayed from memory (the first pass was cached).
+    pub fn is_cached(&self) -> bool {
+        matches!(self.cache, Cache::Ready(_))
+    }
+
+    /// The next request of the current pass, recording it while the first pass is cached.
+    fn next_in_pass(&mut self) -> Result<Option<HostRequest>> {
+        let Some(cur) = self.cur.as_mut() else {
+            let Cache::Ready(c) = &self.cache else { unreachable!("a replayed pass has a cache") };
+            let r = c.reqs.get(self.pos).copied();
+            self.pos += r.is_some() as usize;
+            return Ok(r);
+        };
+        let r = match cur.next_request() {
+            Ok(r) => r,
+            Err(e) => {
+                // Errors are not replayed: from here on every pass re-reads the file as before.
+                self.cache = Cache::Off;
+                return Err(e);
+            }
+        };
+        if let Cache::Recording(c) = &mut self.cache {
+            let kept = match r {
+                Some(r) => c.record(r, cur.counters()),
+                None => c.finish(cur.counters()),
+            };
+            if !kept {
+                self.cache = Cache::Off;
+            } else if r.is_none() {
+                let Cache::Recording(c) = std::mem::replace(&mut self.cache, Cache::Off) else { unreachable!() };
+                self.cache = Cache::Ready(c);
+            }
+        }
+        Ok(r)
+    }
+
+    /// The counters of the pass under way (all of it once it is over).
+    fn pass_counters(&self) -> Option<TraceCounters> {
+        match (&self.cur, &self.cache) {
+            (Some(cur), _) => cur.counters(),
+            (None, Cache::Ready(c)) => Some(c.counters_at(self.pos as u64, self.over)),
+            (None, _) => None,
+        }
+    }
 }
 
 impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Workload for Looped<F> {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         loop {
-            if let Some(mut r) = self.cur.next_request()? {
+            if let Some(mut r) = self.next_in_pass()? {
                 self.pass_requests += 1;
                 self.pass_last = r.arrival_ns;
                 r.arrival_ns = r.arrival_ns.saturating_add(self.offset);
                 return Ok(Some(r));
             }
+            // The pass is over: its counters are now the whole pass's.
+            self.over = true;
             if self.pass_requests == 0 {
                 // Would spin forever: a pass that yields nothing never will.
                 return Err(Error::Run(
@@ -140,17 +341,24 @@ impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Workload for Looped<F> {
             }
             let gap = (self.pass_last / self.pass_requests.saturating_sub(1).max(1)).max(1);
             self.offset = self.offset.saturating_add(self.pass_last).saturating_add(gap);
-            if let Some(c) = self.cur.counters() {
+            if let Some(c) = self.pass_counters() {
                 self.done.absorb(&c);
             }
-            self.cur = (self.open)()?;
+            if self.is_cached() {
+                // Dropping the reader closes the file: the cache has all it gave.
+                self.cur = None;
+                self.pos = 0;
+            } else {
+                self.cur = Some((self.open)()?);
+            }
+            self.over = false;
             self.pass_requests = 0;
             self.pass_last = 0;
         }
     }
     fn counters(&self) -> Option<TraceCounters> {
         let mut c = self.done.clone();
-        if let Some(cur) = self.cur.counters() {
+        if let Some(cur) = self.pass_counters() {
             c.absorb(&cur);
         }
         Some(c)
@@ -277,7 +485,10 @@ pub struct RemapFirst<W> {
     inner: W,
     unit: u64,
     limit: u64,
-    map: HashMap<u64, u64>,
+    /// Fx hashing: every unit of every request is looked up, and SipHash was a tenth of a
+    /// looped trace run. Keys come from the trace, but a skewed trace can only slow its own
+    /// run, and the map is never iterated, so the hasher cannot change a result.
+    map: FxHashMap<u64, u64>,
     /// The request being split, and the next original unit to emit.
     pending: Option<(HostRequest, u64)>,
     dropped: u64,
@@ -290,7 +501,7 @@ impl<W: Workload> RemapFirst<W> {
         if limit == 0 {
             return Err(Error::config("workload.trace.remap_limit_bytes", limit_bytes, "at least one mapping unit"));
         }
-        Ok(RemapFirst { inner, unit: unit.max(1), limit, map: HashMap::new(), pending: None, dropped: 0 })
+        Ok(RemapFirst { inner, unit: unit.max(1), limit, map: FxHashMap::default(), pending: None, dropped: 0 })
     }
 
     fn lookup(&mut self, u: u64) -> Option<u64> {
