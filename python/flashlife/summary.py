@@ -8,7 +8,8 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `scheduler`, `techniques` and each technique's section in it, `run.warnings`) are
+sections (`open_channel`, `scheduler`, `trim`, `techniques` and each technique's section in it,
+`run.warnings`) are
 absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
@@ -50,6 +51,7 @@ __all__ = [
     "Techniques",
     "Throughput",
     "TraceIdentity",
+    "Trim",
     "flatten_summary",
     "summary_fields",
 ]
@@ -346,6 +348,19 @@ class Scheduler(TypedDict):
     transactions: int
 
 
+class Trim(TypedDict):
+    """`trim`, present when the workload can issue trims (`workload.trim_ratio`,
+    `workload.trace.discards = "trim"`; summary.rs `TrimSummary`)."""
+
+    #: Trim requests issued (not counted in `host.read_requests` / `host.write_requests`).
+    requests: int
+    bytes: int
+    #: Mapping units the trims covered whole.
+    units: int
+    #: Of those, units that held data: invalidated without a program.
+    mapped_units: int
+
+
 class Salvage(TypedDict):
     """`techniques.salvage`, present when program failures are salvaged
     (`failures.on_program_failure = "skip_page"`; techniques/bpht.rs `SalvageSummary`)."""
@@ -449,6 +464,7 @@ class Summary(TypedDict):
     run: RunInfo
     open_channel: NotRequired[OpenChannel]
     scheduler: NotRequired[Scheduler]
+    trim: NotRequired[Trim]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance

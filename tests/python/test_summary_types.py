@@ -65,6 +65,13 @@ def test_a_queued_run_matches_the_summary_type() -> None:
     assert sched["transactions"] > 0
 
 
+def test_a_trim_run_matches_the_summary_type() -> None:
+    r = flashlife.run("tiny", {"read_ratio": 0.2, "trim_ratio": 0.2}, until="writes:0.5dw")
+    assert shape_errors(r.summary) == []
+    assert r.summary["trim"]["mapped_units"] > 0
+    assert "trim" not in flashlife.run("tiny", until="requests:200").summary
+
+
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:
     r = flashlife.run("reusable-small", until="writes:0.5dw")
     assert shape_errors(r.summary) == []

@@ -16,6 +16,8 @@ const OPTIONAL_KEYS: &[&str] = &[
     "wear_leveling.measure",
     "timing",
     "stats.request_log",
+    "workload.trim_ratio",
+    "workload.trace.discards",
 ];
 
 /// Builds a [`Config`] from layers.

@@ -75,6 +75,8 @@ pub(super) fn report(
         now,
         end,
         wall_seconds_before,
+        trim_requests,
+        trim_bytes,
         mut warnings,
         ..
     } = state;
@@ -221,6 +223,10 @@ pub(super) fn report(
         host,
         open_channel: drive.open_channel_summary(simulated),
         scheduler: drive.scheduler().summary(),
+        trim: cfg.workload.trims().then(|| {
+            let t = drive.trim_counters();
+            TrimSummary { requests: trim_requests, bytes: trim_bytes, units: t.units, mapped_units: t.mapped_units }
+        }),
         techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),
