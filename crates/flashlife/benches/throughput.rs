@@ -7,7 +7,9 @@
 //! fast-forward; a 70/30 read/write mix with timing on; the random writes again under the
 //! queued scheduler (`timing.scheduler = "queued"`); the random writes with a tenth of the
 //! requests trims (`workload.trim_ratio = 0.1`: fewer page operations per request, as trimmed
-//! space is spare space; compare wall time per request, not page operations per second).
+//! space is spare space; compare wall time per request, not page operations per second); the
+//! random writes behind a 64 MiB DRAM data cache (`cache.size_bytes`: uniform writes over
+//! 16 GiB nearly all miss, evict and destage a line, the cache's worst case).
 
 use std::process::Command;
 use std::time::Instant;
@@ -31,6 +33,10 @@ const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "random-write-trim-10pct-timing",
         sets: &["ftl.timing=true", "workload.trim_ratio=0.1", "run.until=\"writes:1dw\""],
+    },
+    Scenario {
+        name: "random-write-cache-64m-timing",
+        sets: &["ftl.timing=true", "cache.size_bytes=67108864", "run.until=\"writes:1dw\""],
     },
     Scenario {
         name: "random-write-queued",

@@ -28,6 +28,7 @@ fn every_config_key_is_documented() {
     cfg.timing.scheduler = flashlife::config::SchedulerKind::Queued;
     cfg.stats.request_log = true;
     cfg.workload.trim_ratio = 0.1;
+    cfg.cache.size_bytes = 1 << 20;
     cfg.workload.trace.discards = flashlife::workload::Discards::Trim;
     keys("", &toml::Value::try_from(cfg).unwrap(), &mut all);
     all.push("capacity.reserve".into());

@@ -18,6 +18,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "stats.request_log",
     "workload.trim_ratio",
     "workload.trace.discards",
+    "cache",
 ];
 
 /// Builds a [`Config`] from layers.

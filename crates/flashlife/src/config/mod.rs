@@ -6,6 +6,7 @@
 //! defaults of its other keys. Unknown keys are rejected with a suggestion; ranges are
 //! checked by [`Config::validate`].
 
+mod cache;
 mod choices;
 mod layers;
 pub mod presets;
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
+pub use cache::CacheConfig;
 pub use choices::{
     Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface,
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
@@ -54,6 +56,9 @@ pub struct Config {
     /// `[timing]`: the scheduler. Left out of a written configuration at its default.
     #[serde(skip_serializing_if = "TimingConfig::is_default")]
     pub timing: TimingConfig,
+    /// `[cache]`: the DRAM data cache. Left out of a written configuration at its default (off).
+    #[serde(skip_serializing_if = "CacheConfig::is_default")]
+    pub cache: CacheConfig,
 }
 
 impl Default for Config {
@@ -76,6 +81,7 @@ impl Default for Config {
             reliability: ReliabilityConfig::default(),
             zombie: ZombieConfig::default(),
             timing: TimingConfig::default(),
+            cache: CacheConfig::default(),
         }
     }
 }
@@ -965,6 +971,14 @@ impl Config {
         self.workload.validate()?;
         self.zombie.validate()?;
         self.timing.validate()?;
+        self.cache.validate()?;
+        if self.cache.enabled() && self.timing.scheduler != SchedulerKind::Reservation {
+            return Err(Error::config(
+                "cache.size_bytes",
+                self.cache.size_bytes,
+                "0 with timing.scheduler = \"queued\" (the DRAM cache's transactions are timed by the reservation scheduler only, for now)",
+            ));
+        }
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         self.run.checkpoint_interval(1 << 40)?;

@@ -52,6 +52,10 @@ pub trait Drive: Send {
     fn gc_debt_units(&self) -> u64 {
         0
     }
+    /// The DRAM data cache's section of the summary (`None` without a cache).
+    fn cache_summary(&self) -> Option<super::cache::CacheSummary> {
+        None
+    }
     /// The open-channel section of the summary (`None` for a block device).
     fn open_channel_summary(&self, _simulated_ns: u64) -> Option<OpenChannelSummary> {
         None

@@ -39,6 +39,9 @@ pub struct Summary {
     /// `workload.trace.discards = "trim"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<TrimSummary>,
+    /// The DRAM data cache (`[cache]`): hits, misses, destages; present when it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::host::cache::CacheSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
