@@ -8,8 +8,8 @@ they cannot drift from the core unnoticed.
 Conventions of the JSON: integers are counts, bytes, nanoseconds or seeds (u64 in the core);
 floats are always written with a decimal point; a ratio that is undefined (a division by zero:
 no host writes, no GC victims, no simulated time) is `null`, hence `float | None`. Optional
-sections (`open_channel`, `scheduler`, `sampling`, `techniques` and each technique's section
-in it, `run.warnings`) are absent rather than null.
+sections (`open_channel`, `scheduler`, `sampling`, `trim`, `cache`, `techniques` and each
+technique's section in it, `run.warnings`) are absent rather than null.
 
 This module deliberately does not use `from __future__ import annotations`: Python 3.11's
 TypedDict cannot see `NotRequired` inside string annotations, and `__optional_keys__` would be
@@ -24,6 +24,7 @@ __all__ = [
     "BadPageTableStats",
     "BlocksByMode",
     "BusyShares",
+    "Cache",
     "ByCause",
     "ClassDepths",
     "Capacity",
@@ -55,6 +56,7 @@ __all__ = [
     "Techniques",
     "Throughput",
     "TraceIdentity",
+    "Trim",
     "flatten_summary",
     "summary_fields",
 ]
@@ -410,6 +412,41 @@ class Sampling(TypedDict):
     confidence: float
     estimate: SampledLatency
     windows: list[SampledWindow]
+class Cache(TypedDict):
+    """`cache`, present with a DRAM data cache (`cache.size_bytes > 0`; host/cache.rs
+    `CacheSummary`)."""
+
+    size_bytes: int
+    line_bytes: int
+    lines: int
+    #: Line accesses of host reads that found every unit they wanted in DRAM.
+    read_hits: int
+    #: Line accesses of host reads that needed the FTL for some unit.
+    read_misses: int
+    #: read_hits / (read_hits + read_misses); None without reads.
+    read_hit_ratio: float | None
+    write_hits: int
+    write_misses: int
+    #: Dirty lines evicted, and the units they wrote to the FTL.
+    destages: int
+    destaged_units: int
+    #: Units the host wrote (the FTL received `destaged_units` of them).
+    host_units_written: int
+    #: Dirty units still in DRAM when the run ended (not written to flash).
+    dirty_units_at_end: int
+
+
+class Trim(TypedDict):
+    """`trim`, present when the workload can issue trims (`workload.trim_ratio`,
+    `workload.trace.discards = "trim"`; summary.rs `TrimSummary`)."""
+
+    #: Trim requests issued (not counted in `host.read_requests` / `host.write_requests`).
+    requests: int
+    bytes: int
+    #: Mapping units the trims covered whole.
+    units: int
+    #: Of those, units that held data: invalidated without a program.
+    mapped_units: int
 
 
 class Salvage(TypedDict):
@@ -516,6 +553,8 @@ class Summary(TypedDict):
     open_channel: NotRequired[OpenChannel]
     scheduler: NotRequired[Scheduler]
     sampling: NotRequired[Sampling]
+    trim: NotRequired[Trim]
+    cache: NotRequired[Cache]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance

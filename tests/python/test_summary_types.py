@@ -84,6 +84,26 @@ def test_a_sampled_run_matches_the_summary_type() -> None:
     assert sampling["estimate"]["read"]["mean"]["value"] is None
     assert sampling["estimate"]["write"]["mean"]["low"] is not None
     assert r.timeseries["measured_requests"].sum() == 2000
+def test_a_trim_run_matches_the_summary_type() -> None:
+    r = flashlife.run("tiny", {"read_ratio": 0.2, "trim_ratio": 0.2}, until="writes:0.5dw")
+    assert shape_errors(r.summary) == []
+    assert r.summary["trim"]["mapped_units"] > 0
+    assert "trim" not in flashlife.run("tiny", until="requests:200").summary
+
+
+def test_a_cached_run_matches_the_summary_type() -> None:
+    r = flashlife.run(
+        "tiny",
+        {"kind": "zipf", "read_ratio": 0.5},
+        until="writes:0.2dw",
+        overrides={"cache.size_bytes": 1 << 20},
+    )
+    assert shape_errors(r.summary) == []
+    assert r.summary["cache"]["read_hits"] > 0
+    assert "cache" not in flashlife.run("tiny", until="requests:200").summary
+    # No reads: the hit ratio is undefined, null.
+    r = flashlife.run("tiny", until="requests:500", overrides={"cache.size_bytes": 1 << 20})
+    assert shape_errors(r.summary) == [] and r.summary["cache"]["read_hit_ratio"] is None
 
 
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:

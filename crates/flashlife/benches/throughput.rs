@@ -5,7 +5,11 @@
 //! Scenarios: a 16 GiB drive at op 0.07 (4 KiB pages, 8 channels x 4 ways x 2 planes) under
 //! 4 KiB uniform random writes, closed loop, GC on, with the timing model on; the same in
 //! fast-forward; a 70/30 read/write mix with timing on; the random writes again under the
-//! queued scheduler (`timing.scheduler = "queued"`).
+//! queued scheduler (`timing.scheduler = "queued"`); the random writes with a tenth of the
+//! requests trims (`workload.trim_ratio = 0.1`: fewer page operations per request, as trimmed
+//! space is spare space; compare wall time per request, not page operations per second); the
+//! random writes behind a 64 MiB DRAM data cache (`cache.size_bytes`: uniform writes over
+//! 16 GiB nearly all miss, evict and destage a line, the cache's worst case).
 
 use std::process::Command;
 use std::time::Instant;
@@ -27,6 +31,14 @@ const SCENARIOS: &[Scenario] = &[
         sets: &["ftl.timing=true", "workload.read_ratio=0.7", "run.until=\"requests:12000000\""],
     },
     Scenario {
+        name: "random-write-trim-10pct-timing",
+        sets: &["ftl.timing=true", "workload.trim_ratio=0.1", "run.until=\"writes:1dw\""],
+    },
+    Scenario {
+        name: "random-write-cache-64m-timing",
+        sets: &["ftl.timing=true", "cache.size_bytes=67108864", "run.until=\"writes:1dw\""],
+    },
+    Scenario {
         name: "random-write-queued",
         sets: &["ftl.timing=true", "timing.scheduler=\"queued\"", "run.until=\"writes:1dw\""],
     },
@@ -46,7 +58,7 @@ fn run_one(s: &Scenario) {
     let out = sim.run().expect("run");
     let r = &out.summary.run;
     println!(
-        "{:<28} {:>8.2} M page ops/s {:>7.2} s run {:>6.2} s precondition {:>12} page ops  WA {:>5.2}  peak RSS {:>6.0} MiB  state {:>5.2} B/page",
+        "{:<28} {:>8.2} M page ops/s {:>7.2} s run {:>6.2} s precondition {:>12} page ops  WA {:>5.2}  peak RSS {:>6.0} MiB  state {:>5.2} B/page  {:>9} requests {:>6.3} us/request",
         s.name,
         r.page_ops_per_second / 1e6,
         r.wall_seconds,
@@ -54,7 +66,9 @@ fn run_one(s: &Scenario) {
         r.page_ops,
         out.summary.write_amplification,
         r.peak_rss_bytes as f64 / (1u64 << 20) as f64,
-        state as f64 / pages as f64
+        state as f64 / pages as f64,
+        r.requests,
+        r.wall_seconds * 1e6 / r.requests.max(1) as f64
     );
 }
 

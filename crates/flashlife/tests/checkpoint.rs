@@ -77,6 +77,27 @@ fn block_ftl_with_gc_wear_leveling_and_the_oracle() {
     assert!(out.summary.flash.block_erases > 100, "the run should collect garbage");
 }
 
+/// Invariant: trims and the DRAM data cache (its lines, LRU order, dirty units and versions)
+/// are part of the checkpoint: a run stopped twice and resumed ends as the whole run does.
+#[test]
+fn trims_and_the_dram_cache() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "workload.kind=\"zipf\"",
+            "workload.read_ratio=0.3",
+            "workload.trim_ratio=0.1",
+            "cache.size_bytes=1048576",
+            "cache.line_bytes=16384",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+    let out = check_resume(cfg, &[9_001, 25_000], "trim and cache");
+    let c = out.summary.cache.expect("a cache section");
+    assert!(c.destages > 0 && c.read_hits > 0 && out.summary.trim.expect("a trim section").mapped_units > 0);
+}
+
 #[test]
 fn open_loop_with_idle_background_gc() {
     let cfg = config(

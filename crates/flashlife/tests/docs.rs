@@ -27,6 +27,9 @@ fn every_config_key_is_documented() {
     cfg.wear_leveling.measure = flashlife::config::WearMeasure::RemainingLife;
     cfg.timing.scheduler = flashlife::config::SchedulerKind::Queued;
     cfg.stats.request_log = true;
+    cfg.workload.trim_ratio = 0.1;
+    cfg.cache.size_bytes = 1 << 20;
+    cfg.workload.trace.discards = flashlife::workload::Discards::Trim;
     keys("", &toml::Value::try_from(cfg).unwrap(), &mut all);
     all.push("capacity.reserve".into());
     // Left out of a resolved configuration at its defaults, documented all the same.

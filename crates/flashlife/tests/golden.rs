@@ -96,6 +96,27 @@ fn run_case(name: &str, preset: &str, sets: &[&str]) {
     check(name, preset, sets, &out);
 }
 
+/// Issue 22's TRIM and DRAM data cache, both on: trims mixed with reads and writes behind a
+/// cache that evicts and destages all the time, with the oracle.
+#[test]
+fn trim_and_the_dram_cache() {
+    run_case(
+        "tiny-trim-cache",
+        "tiny",
+        &[
+            "run.until=\"requests:40000\"",
+            "run.progress=\"off\"",
+            "workload.kind=\"zipf\"",
+            "workload.read_ratio=0.3",
+            "workload.trim_ratio=0.1",
+            "workload.sizes=[4096, 16384]",
+            "cache.size_bytes=1048576",
+            "cache.line_bytes=16384",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+}
+
 /// The presets whose own preconditioning takes tens of seconds (seconds in release: the drives
 /// with sources are 275-550 GB raw) start empty here.
 const HEAVY: [&str; 4] = ["salvage-table1", "intel750-mlc", "intel535-mlc", "samsung970pro-mlc"];

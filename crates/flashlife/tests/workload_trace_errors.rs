@@ -241,7 +241,7 @@ fn flashlife_csv_format() {
     let v = run(b"time_ns,op,offset,size,stream\n10,W,0,4096,2\n15,R,4096,512\n", &cfg("auto")).unwrap();
     assert_eq!((v[0].arrival_ns, v[0].stream, v[1].arrival_ns, v[1].kind), (0, 2, 5, IoKind::Read));
     fails(b"time,op,offset,size\n10,W,0,4096\n", "flashlife", "t:1: header: `time,op,offset,size`");
-    fails(b"time_ns,op,offset,size\n10,X,0,4096\n", "flashlife", "t:2: op: `X`; expected R or W");
+    fails(b"time_ns,op,offset,size\n10,X,0,4096\n", "flashlife", "t:2: op: `X`; expected R, W or T (trim)");
     fails(b"time_ns,op,offset,size\n10,W,0,4096,70000\n", "flashlife", "t:2: stream: 70000 is too large");
     fails(b"time_ns,op,offset,size\n10,W,0\n", "flashlife", "t:2: fields: 3 comma-separated");
     fails(b"time_ns,op,offset,size\n-10,W,0,1\n", "flashlife", "t:2: time_ns: negative value");

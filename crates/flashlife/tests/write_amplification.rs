@@ -16,33 +16,6 @@ fn fifo_wa(op: f64) -> f64 {
     1.0 / (1.0 - x)
 }
 
-fn harmonic(n: u32) -> f64 {
-    (1..=n).map(|k| 1.0 / k as f64).sum()
-}
-
-/// Mean-field greedy model: find y = j + p with
-/// (H_b - H_{j+1} + (1-p)/(j+1)) / (b - j - p) = (1+op)/b, WA = b / (b - y).
-fn greedy_wa(op: f64, b: u32) -> f64 {
-    let target = (1.0 + op) / b as f64;
-    let g = |y: f64| {
-        let j = y.floor() as u32;
-        let p = y - j as f64;
-        (harmonic(b) - harmonic(j + 1) + (1.0 - p) / (j + 1) as f64) / (b as f64 - j as f64 - p)
-    };
-    // g falls as y grows over [0, b-1): bisect.
-    let (mut lo, mut hi) = (0.0f64, b as f64 - 1.0);
-    assert!(g(lo) > target && g(hi) < target, "no root: {} {} {}", g(lo), g(hi), target);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if g(mid) > target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    b as f64 / (b as f64 - lo)
-}
-
 /// One pool (a single plane), single-unit uniform random writes, fast-forward, after
 /// preconditioning to steady state; WA measured over the run.
 fn simulated_wa(op: f64, victim: &str, pages_per_block: u32, blocks: u32) -> f64 {
@@ -83,7 +56,7 @@ fn fifo_matches_closed_form() {
 fn greedy_matches_mean_field_and_beats_fifo() {
     for b in [64, 128] {
         for op in [0.07, 0.28, 0.5] {
-            let want = greedy_wa(op, b);
+            let want = common::greedy_wa(op, b);
             let got = simulated_wa(op, "greedy", b, 524_288 / b);
             let err = (got - want).abs() / want;
             println!("greedy b {b} op {op}: simulated {got:.4}, mean field {want:.4}, error {:.2}%", err * 100.0);

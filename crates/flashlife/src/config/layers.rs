@@ -17,6 +17,9 @@ const OPTIONAL_KEYS: &[&str] = &[
     "timing",
     "sampling",
     "stats.request_log",
+    "workload.trim_ratio",
+    "workload.trace.discards",
+    "cache",
 ];
 
 /// Builds a [`Config`] from layers.

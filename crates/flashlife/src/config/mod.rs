@@ -6,6 +6,7 @@
 //! defaults of its other keys. Unknown keys are rejected with a suggestion; ranges are
 //! checked by [`Config::validate`].
 
+mod cache;
 mod choices;
 mod layers;
 pub mod presets;
@@ -23,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::flash::mode::{BitMode, ModeParams};
 use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
+pub use cache::CacheConfig;
 pub use choices::{
     Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface,
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
@@ -59,6 +61,9 @@ pub struct Config {
     /// `[sampling]`: sampled timing. Left out of a written configuration at its default (off).
     #[serde(skip_serializing_if = "SamplingConfig::is_default")]
     pub sampling: SamplingConfig,
+    /// `[cache]`: the DRAM data cache. Left out of a written configuration at its default (off).
+    #[serde(skip_serializing_if = "CacheConfig::is_default")]
+    pub cache: CacheConfig,
 }
 
 impl Default for Config {
@@ -82,6 +87,7 @@ impl Default for Config {
             zombie: ZombieConfig::default(),
             timing: TimingConfig::default(),
             sampling: SamplingConfig::default(),
+            cache: CacheConfig::default(),
         }
     }
 }
@@ -972,6 +978,14 @@ impl Config {
         self.zombie.validate()?;
         self.timing.validate()?;
         self.sampling.validate(self.ftl.timing)?;
+        self.cache.validate()?;
+        if self.cache.enabled() && self.timing.scheduler != SchedulerKind::Reservation {
+            return Err(Error::config(
+                "cache.size_bytes",
+                self.cache.size_bytes,
+                "0 with timing.scheduler = \"queued\" (the DRAM cache's transactions are timed by the reservation scheduler only, for now)",
+            ));
+        }
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         self.run.checkpoint_interval(1 << 40)?;

@@ -22,6 +22,7 @@ mod prefetch;
 mod read;
 pub mod read_model;
 pub mod second_write;
+pub mod trim;
 pub mod victim;
 mod wear_level;
 pub mod wear_leveling;
@@ -175,6 +176,9 @@ pub struct Ftl {
     reads: Box<dyn ReadModel>,
     /// Blocks a reclaim policy asked to rewrite, done at the end of the host read.
     reclaim_queue: Vec<u32>,
+    /// What host trims did to the map (`trim.rs`).
+    #[serde(default)]
+    trims: trim::TrimCounters,
 }
 
 /// Divisors of the slot and block numbering.
@@ -358,6 +362,7 @@ impl Ftl {
             technique: None,
             reads: Box::new(NoReadModel),
             reclaim_queue: Vec::new(),
+            trims: trim::TrimCounters::default(),
         })
     }
 

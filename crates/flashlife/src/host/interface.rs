@@ -4,6 +4,7 @@
 
 use super::open_channel::{OpenChannel, OpenChannelSummary};
 use crate::flash::FlashArray;
+use crate::ftl::trim::TrimCounters;
 use crate::ftl::Ftl;
 use crate::stats::FlashCounters;
 use crate::timing::{Scheduler, Transaction};
@@ -17,6 +18,11 @@ pub trait Drive: Send {
     /// (hint commands) with the request's own latency budget `budget_us` (0 = none); returns
     /// when data is out.
     fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64;
+    /// Deallocate (TRIM) `units` mapping units from `first`: they become invalid without a
+    /// program and read as unmapped until written again. A change of the map: no flash work.
+    fn trim(&mut self, first: u32, units: u32);
+    /// What trims did to the map so far.
+    fn trim_counters(&self) -> TrimCounters;
     /// An idle window in open-loop replay (no host command outstanding).
     fn idle(&mut self, from: u64, until: u64);
     /// A command with `bytes` crosses the host link.
@@ -46,6 +52,10 @@ pub trait Drive: Send {
     fn gc_debt_units(&self) -> u64 {
         0
     }
+    /// The DRAM data cache's section of the summary (`None` without a cache).
+    fn cache_summary(&self) -> Option<super::cache::CacheSummary> {
+        None
+    }
     /// The open-channel section of the summary (`None` for a block device).
     fn open_channel_summary(&self, _simulated_ns: u64) -> Option<OpenChannelSummary> {
         None
@@ -72,6 +82,12 @@ impl Drive for Ftl {
     }
     fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
         Ftl::read_tagged(self, first, units, ready, stream, budget_us)
+    }
+    fn trim(&mut self, first: u32, units: u32) {
+        Ftl::trim(self, first, units)
+    }
+    fn trim_counters(&self) -> TrimCounters {
+        Ftl::trim_counters(self)
     }
     fn idle(&mut self, from: u64, until: u64) {
         Ftl::idle(self, from, until)
@@ -101,6 +117,7 @@ impl Drive for Ftl {
             *c = Default::default();
         }
         self.read_model_mut().reset_stats();
+        self.reset_trim_counters();
     }
     fn death(&self) -> Option<&str> {
         Ftl::death(self)
@@ -160,6 +177,12 @@ impl Drive for OpenChannel {
     fn read(&mut self, first: u32, units: u32, ready: u64, _stream: u16, _budget_us: u32) -> u64 {
         OpenChannel::read(self, first, units, ready)
     }
+    fn trim(&mut self, first: u32, units: u32) {
+        OpenChannel::trim(self, first, units)
+    }
+    fn trim_counters(&self) -> TrimCounters {
+        self.trims
+    }
     fn idle(&mut self, from: u64, until: u64) {
         OpenChannel::idle(self, from, until)
     }
@@ -177,6 +200,7 @@ impl Drive for OpenChannel {
     }
     fn reset_counters(&mut self) {
         self.dev.reset_counters();
+        self.trims = TrimCounters::default();
     }
     fn death(&self) -> Option<&str> {
         OpenChannel::death(self)

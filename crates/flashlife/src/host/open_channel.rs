@@ -18,6 +18,7 @@ use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
+use crate::ftl::trim::TrimCounters;
 use crate::ftl::victim::{self, VictimPolicy};
 use crate::ftl::{random_overwrites, Layout, Mapping, CHECK_EVERY, UNMAPPED};
 use crate::ftl::{BlockTable, GcWatermarks};
@@ -124,6 +125,9 @@ pub struct OpenChannel {
     host_rewrites: u64,
     scratch: Vec<(u32, u32)>,
     buffer_bytes_per_way: u64,
+    /// What host trims did to the map.
+    #[serde(default)]
+    pub(crate) trims: TrimCounters,
 }
 
 impl OpenChannel {
@@ -200,6 +204,7 @@ impl OpenChannel {
             host_rewrites: 0,
             scratch: Vec::with_capacity(upp as usize),
             buffer_bytes_per_way: params.buffer_bytes_per_way,
+            trims: TrimCounters::default(),
             dev,
         })
     }
@@ -430,6 +435,25 @@ impl OpenChannel {
             }
         }
         done
+    }
+
+    /// Deallocate `units` units from `first` (as pblk handles a discard): the host FTL drops
+    /// their mappings, the chunks' valid counts fall, and the device is not told (its pages
+    /// hold stale data GC will not move).
+    pub fn trim(&mut self, first: u32, units: u32) {
+        for lpn in first..first + units {
+            let slot = self.map.slot(lpn);
+            if let Some(o) = &mut self.oracle {
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
+                o.check("trim", lpn, slot, owner);
+                o.trim(lpn);
+            }
+            if slot != UNMAPPED {
+                self.trims.mapped_units += 1;
+                self.invalidate(lpn);
+            }
+        }
+        self.trims.units += units as u64;
     }
 
     /// Is `slot` in a page still in host memory (the GC stream's partly filled page)?

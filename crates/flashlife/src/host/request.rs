@@ -5,6 +5,9 @@
 pub enum IoKind {
     Read,
     Write,
+    /// Deallocate (TRIM / discard / NVMe deallocate): the units' data is no longer wanted;
+    /// they read as unmapped (zeroes) until written again.
+    Trim,
 }
 
 /// One block-device request from the host. Addresses are in bytes of the logical space the

@@ -10,6 +10,7 @@ use crate::flash::wear::{FixedPeLimit, WearModel};
 use crate::flash::{BitMode, FlashArray, Geometry};
 use crate::ftl::read_model;
 use crate::ftl::{Ftl, Layout};
+use crate::host::cache::CachedDrive;
 use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
@@ -100,15 +101,18 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
             lag_limit,
         ));
     }
-    Box::new(Reservation::new(
-        flash.times().clone(),
-        cfg.ftl.timing,
-        cfg.host.link_mb_per_s,
-        cfg.host.command_overhead_us,
-        cfg.flash.channel_mb_per_s,
-        geo.channels,
-        die_channel,
-    ))
+    Box::new(
+        Reservation::new(
+            flash.times().clone(),
+            cfg.ftl.timing,
+            cfg.host.link_mb_per_s,
+            cfg.host.command_overhead_us,
+            cfg.flash.channel_mb_per_s,
+            geo.channels,
+            die_channel,
+        )
+        .with_dram_ns(if cfg.cache.enabled() { cfg.cache.dram_latency_ns } else { 0 }),
+    )
 }
 
 /// A pristine block FTL (flash array and scheduler included) with the techniques the
@@ -128,13 +132,17 @@ pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
 /// The drive `host.interface` asks for: the block FTL, or an open-channel host FTL over a
 /// physically addressed device.
 pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
-    if cfg.host.interface == Interface::OpenChannel {
+    let drive: Box<dyn Drive> = if cfg.host.interface == Interface::OpenChannel {
         let flash = build_flash(cfg)?;
         let sched = build_scheduler(cfg, &flash);
-        Ok(Box::new(OpenChannel::new(cfg, flash, sched)?))
+        Box::new(OpenChannel::new(cfg, flash, sched)?)
     } else {
-        Ok(Box::new(build_ftl(cfg)?))
+        Box::new(build_ftl(cfg)?)
+    };
+    if cfg.cache.enabled() {
+        return Ok(Box::new(CachedDrive::new(cfg, drive)?));
     }
+    Ok(drive)
 }
 
 /// What the workload builder is told about the drive a configuration describes.

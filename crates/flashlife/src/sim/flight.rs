@@ -75,6 +75,10 @@ impl RunState {
                 self.host.read_requests += 1;
                 self.host.read_bytes += req.size;
             }
+            IoKind::Trim => {
+                self.trim_requests += 1;
+                self.trim_bytes += req.size;
+            }
         }
         if self.measuring() {
             self.wait.record(issue - arrival);
@@ -128,6 +132,12 @@ impl RunState {
             IoKind::Write => {
                 self.lat_write.record(latency);
                 self.dev_write.record(device);
+            }
+            // Trims are kept out of the read and write latencies (`summary.trim` counts them).
+            IoKind::Trim => {
+                self.busy_until = self.busy_until.max(finish);
+                self.end = self.end.max(finish);
+                return;
             }
         }
         self.ts.interval_latency.record(latency);

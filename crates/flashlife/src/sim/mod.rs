@@ -117,6 +117,11 @@ struct RunState {
     next_mark: u64,
     /// Next periodic checkpoint, in the same way (`run.checkpoint_every`).
     next_checkpoint: u64,
+    /// Trim requests issued and the bytes they covered (`summary.trim`).
+    #[serde(default)]
+    trim_requests: u64,
+    #[serde(default)]
+    trim_bytes: u64,
     /// Wall time of earlier segments of a resumed run.
     wall_seconds_before: f64,
     /// What went wrong without stopping the run (for `summary.run.warnings`).
@@ -159,6 +164,8 @@ impl RunState {
             next_mark: first_mark(cfg.stats.interval(logical_bytes)?),
             next_checkpoint: cfg.run.checkpoint_interval(logical_bytes)?.map_or(u64::MAX, first_mark),
             wall_seconds_before: 0.0,
+            trim_requests: 0,
+            trim_bytes: 0,
             warnings: Vec::new(),
             log: None,
             log_bytes: 0,

@@ -75,6 +75,8 @@ pub(super) fn report(
         now,
         end,
         wall_seconds_before,
+        trim_requests,
+        trim_bytes,
         mut warnings,
         sampler,
         ..
@@ -128,7 +130,9 @@ pub(super) fn report(
     let wall = wall_seconds_before + segment_wall_seconds;
     let c = &drive.counters();
     let page_ops = c.page_reads.total() + c.page_programs.total() + c.block_erases.total();
-    let host_units = c.host_unit_writes;
+    // With a DRAM cache, the host's units (the FTL sees only those destaged).
+    let cache = drive.cache_summary();
+    let host_units = cache.as_ref().map_or(c.host_unit_writes, |s| s.host_units_written);
     // Undefined ratios are NaN (null in summary.json), never a misleading 0.
     let wa = if host_units == 0 { f64::NAN } else { c.unit_programs.total() as f64 / host_units as f64 };
     let physical_bytes = drive.flash().geo.pages() * drive.flash().page_bytes(cfg.flash.bit_mode);
@@ -242,6 +246,11 @@ pub(super) fn report(
         open_channel: drive.open_channel_summary(simulated),
         scheduler: drive.scheduler().summary(),
         sampling,
+        cache,
+        trim: cfg.workload.trims().then(|| {
+            let t = drive.trim_counters();
+            TrimSummary { requests: trim_requests, bytes: trim_bytes, units: t.units, mapped_units: t.mapped_units }
+        }),
         techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),

@@ -103,6 +103,7 @@ impl RequestLog {
         let op = match kind {
             IoKind::Read => "read",
             IoKind::Write => "write",
+            IoKind::Trim => "trim",
         };
         // Writing into a Vec cannot fail.
         let _ = write!(line, "{arrival},{issue},{finish},{op},{bytes},");

@@ -247,6 +247,12 @@ impl Simulator {
                 let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
                 self.ftl.host_transfer(flash_done, req.size)
             }
+            IoKind::Trim => {
+                // The command crosses the host link (no data); the map changes at once.
+                let command_in = self.ftl.host_transfer(issue, 0);
+                self.ftl.trim(first, units);
+                command_in
+            }
         };
         let st = &mut self.state;
         // Response time counts from arrival: an open-loop request that found every queue
@@ -272,6 +278,13 @@ fn units_of(drive: &dyn Drive, req: &HostRequest, logical_units: u64) -> Result<
                 req.size,
                 logical_units * unit
             )));
+    }
+    if req.kind == IoKind::Trim {
+        // Only the units a trim covers whole are deallocated: the rest of a unit it touches
+        // in part still holds data the host wants.
+        let whole_first = req.offset.div_ceil(unit);
+        let whole_end = (req.offset + req.size) / unit;
+        return Ok((whole_first.min(last + 1) as u32, whole_end.saturating_sub(whole_first) as u32));
     }
     Ok((first as u32, (last - first + 1) as u32))
 }

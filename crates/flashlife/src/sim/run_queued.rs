@@ -57,6 +57,11 @@ impl Simulator {
                 self.ftl.read(first, units, issue, req.stream, req.budget_us);
                 req.size
             }
+            IoKind::Trim => {
+                self.ftl.host_transfer(issue, 0);
+                self.ftl.trim(first, units);
+                0
+            }
         };
         let ev = self.ftl.scheduler_mut().events().expect("event-driven");
         ev.end_request(transfer_after, &mut self.state.flight.finished);

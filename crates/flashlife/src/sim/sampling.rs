@@ -135,11 +135,13 @@ impl Sampler {
 
     /// A measured request finished.
     pub fn record(&mut self, kind: IoKind, latency_ns: u64, device_ns: u64) {
-        self.device_ns += device_ns as u128;
         match kind {
             IoKind::Read => self.read.record(latency_ns),
             IoKind::Write => self.write.record(latency_ns),
+            // Trims are kept out of the latencies, as in a timed run.
+            IoKind::Trim => return,
         }
+        self.device_ns += device_ns as u128;
     }
 
     /// Until when the drive is busy with an open-loop request issued at `issue` in

@@ -40,6 +40,13 @@ pub struct Summary {
     /// `host_queue_wait_us` hold the measured requests only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampling: Option<super::sampling::SamplingSummary>,
+    /// Trims (deallocate): present when the workload can issue them (`workload.trim_ratio`,
+    /// `workload.trace.discards = "trim"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimSummary>,
+    /// The DRAM data cache (`[cache]`): hits, misses, destages; present when it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::host::cache::CacheSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -56,6 +63,19 @@ impl Summary {
     pub fn technique<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
         self.techniques.get(name).map(|v| T::deserialize(v).expect("a technique's section has its type's shape"))
     }
+}
+
+/// `summary.trim`: what the host's trims asked for and what they changed.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, serde::Deserialize)]
+pub struct TrimSummary {
+    /// Trim requests issued (not counted in `host.read_requests` or `host.write_requests`).
+    pub requests: u64,
+    /// Bytes they covered.
+    pub bytes: u64,
+    /// Mapping units they named.
+    pub units: u64,
+    /// Of those, units that held data: invalidated without a program, so GC does not move them.
+    pub mapped_units: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

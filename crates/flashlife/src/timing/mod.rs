@@ -39,6 +39,9 @@ pub enum Op {
     Erase,
     /// A command with `bytes` of data crosses the host link (no die).
     HostTransfer,
+    /// `bytes` move between the controller and its DRAM data cache (`[cache]`): a fixed
+    /// latency, no die, channel or link (the DRAM's bandwidth is far above the flash's).
+    Dram,
 }
 
 /// One flash (or host link) operation, as the FTL decided it: what, where, how much data,
@@ -79,6 +82,12 @@ impl Transaction {
     #[inline]
     pub fn erase(die: u32, block: u32, mode: BitMode, class: Cause) -> Self {
         Transaction { op: Op::Erase, die, block, page: 0, mode, bytes: 0, class }
+    }
+
+    /// `bytes` of host data read from or written into the DRAM data cache.
+    #[inline]
+    pub fn dram(bytes: u64) -> Self {
+        Transaction { op: Op::Dram, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host }
     }
 
     /// A host command carrying `bytes` over the host link.

@@ -34,6 +34,9 @@ pub struct Reservation {
     link_free: u64,
     link_ps_per_byte: u64,
     command_ns: u64,
+    /// A DRAM data cache access (`Op::Dram`), ns; 0 without a cache.
+    #[serde(default)]
+    dram_ns: u64,
     channel_free: Vec<u64>,
     channel_ps_per_byte: u64,
     die_free: Vec<u64>,
@@ -60,6 +63,7 @@ impl Reservation {
             link_free: 0,
             link_ps_per_byte: ps_per_byte(link_mb_per_s),
             command_ns: (command_overhead_us * 1000.0).round() as u64,
+            dram_ns: 0,
             channel_free: vec![0; channels as usize],
             channel_ps_per_byte: ps_per_byte(channel_mb_per_s),
             die_free: vec![0; die_channel.len()],
@@ -67,6 +71,12 @@ impl Reservation {
             busy: Utilisation::default(),
             times,
         }
+    }
+
+    /// Time DRAM data cache accesses (`Op::Dram`) at `ns` each.
+    pub fn with_dram_ns(mut self, ns: u64) -> Self {
+        self.dram_ns = ns;
+        self
     }
 
     #[inline]
@@ -168,6 +178,7 @@ impl Scheduler for Reservation {
                 self.erase(tx.die, after, erase)
             }
             Op::HostTransfer => self.host_transfer(after, tx.bytes),
+            Op::Dram => after + self.dram_ns,
         }
     }
 
@@ -206,6 +217,7 @@ impl Scheduler for Reservation {
                 Op::Program => self.times.program_ns(tx.mode, tx.page) + self.channel_ns(tx.bytes),
                 Op::Erase => self.times.erase_ns(tx.mode),
                 Op::HostTransfer => self.command_ns + tx.bytes * self.link_ps_per_byte / 1000,
+                Op::Dram => self.dram_ns,
             };
         }
         start + cost <= until

@@ -99,6 +99,11 @@ choice! {
 }
 
 choice! {
+    /// `workload.trace.discards`: what a trace's discard (TRIM) records do.
+    Discards { Ignore = "ignore", Trim = "trim" }
+}
+
+choice! {
     /// `workload.trace.timestamps`: replay at the trace's times, or as fast as the queue allows.
     Timestamps { Honour = "honour", Ignore = "ignore" }
 }
@@ -129,6 +134,11 @@ pub struct WorkloadConfig {
     pub kind: WorkloadKind,
     /// Fraction of requests that are reads, 0..=1 (synthetic kinds).
     pub read_ratio: f64,
+    /// Fraction of requests that are trims (deallocate the request's units), 0..=1 with
+    /// `read_ratio + trim_ratio <= 1` (synthetic kinds). Left out of a resolved
+    /// configuration at its default, 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_ratio: f64,
     /// Fraction of the logical space the requests touch, (0, 1] (synthetic kinds).
     pub working_set: f64,
     /// Request size in bytes; 0 means one mapping unit. Ignored when `sizes` is set.
@@ -160,6 +170,7 @@ impl Default for WorkloadConfig {
         WorkloadConfig {
             kind: WorkloadKind::Uniform,
             read_ratio: 0.0,
+            trim_ratio: 0.0,
             working_set: 1.0,
             request_size: 0,
             sizes: Vec::new(),
@@ -252,6 +263,11 @@ pub struct TraceConfig {
     pub time_unit: TimeUnit,
     /// blkparse events that carry requests: `D` (issued to the device) or `C` (completed).
     pub blkparse_event: BlkparseEvent,
+    /// Discard records (blkparse events whose rwbs holds `D`, flashlife CSV op `T`): `ignore`
+    /// them (counted as ignored lines) or replay them as `trim` requests. Left out of a
+    /// resolved configuration at its default, `ignore`.
+    #[serde(skip_serializing_if = "Discards::is_ignore")]
+    pub discards: Discards,
     /// `honour` arrival times (open-loop replay) or `ignore` them (closed loop).
     pub timestamps: Timestamps,
     /// A time earlier than the previous request's: `clamp` it to the previous time (and
@@ -281,6 +297,7 @@ impl Default for TraceConfig {
             format: "auto".into(),
             time_unit: TimeUnit::Auto,
             blkparse_event: BlkparseEvent::Issued,
+            discards: Discards::Ignore,
             timestamps: Timestamps::Honour,
             non_monotonic: NonMonotonic::Clamp,
             skip_bad_lines: false,
@@ -320,6 +337,17 @@ impl WorkloadConfig {
         self.validate_at("workload", true)
     }
 
+    /// Can this workload issue trims: a synthetic share (its own or a mix part's), or a
+    /// trace whose discards are replayed?
+    pub fn trims(&self) -> bool {
+        match self.kind {
+            WorkloadKind::Trace => self.trace.discards == Discards::Trim,
+            WorkloadKind::Mix => self.mix.iter().any(|p| p.trim_ratio > 0.0),
+            WorkloadKind::Periodic => false,
+            _ => self.trim_ratio > 0.0,
+        }
+    }
+
     /// True when requests' `arrival_ns` must be honoured (open loop): traces replayed with
     /// `trace.timestamps = "honour"`, `periodic` commands, and the `poisson` and `bursty`
     /// arrival processes.
@@ -341,6 +369,19 @@ impl WorkloadConfig {
         }
         if !(0.0..=1.0).contains(&self.read_ratio) {
             return Err(Error::config(k("read_ratio"), self.read_ratio, "a fraction between 0 and 1"));
+        }
+        if !(0.0..=1.0).contains(&self.trim_ratio) {
+            return Err(Error::config(k("trim_ratio"), self.trim_ratio, "a fraction between 0 and 1"));
+        }
+        if self.read_ratio + self.trim_ratio > 1.0 {
+            return Err(Error::config(
+                k("trim_ratio"),
+                self.trim_ratio,
+                format!(
+                    "at most 1 - read_ratio = {} (reads and trims are shares of one stream)",
+                    1.0 - self.read_ratio
+                ),
+            ));
         }
         if !(self.working_set > 0.0 && self.working_set <= 1.0) {
             return Err(Error::config(k("working_set"), self.working_set, "a fraction in (0, 1]"));
@@ -388,6 +429,17 @@ impl WorkloadConfig {
             if self.kind == WorkloadKind::Trace && self.trace.path.is_empty() {
                 return Err(Error::config(k("trace.path"), "\"\"", "the path of a trace file"));
             }
+            if self.trim_ratio > 0.0 {
+                let why = match self.kind {
+                    WorkloadKind::Trace => Some("0 with kind = \"trace\" (a trace's trims are its discard records: workload.trace.discards = \"trim\")"),
+                    WorkloadKind::Mix => Some("0 with kind = \"mix\" (each [[workload.mix]] part has its own trim_ratio)"),
+                    WorkloadKind::Periodic => Some("0 with kind = \"periodic\" (write commands only)"),
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    return Err(Error::config(k("trim_ratio"), self.trim_ratio, why));
+                }
+            }
             if self.kind == WorkloadKind::Periodic {
                 if self.periodic.interval_ns == 0 {
                     return Err(Error::config(k("periodic.interval_ns"), 0, "an interval > 0 ns"));
@@ -424,6 +476,16 @@ impl WorkloadConfig {
             }
         }
         Ok(())
+    }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+impl Discards {
+    fn is_ignore(&self) -> bool {
+        *self == Discards::Ignore
     }
 }
 

@@ -115,6 +115,9 @@ enum Pattern {
 pub struct Synthetic {
     rng: Pcg64Mcg,
     read_ratio: f64,
+    /// Share of requests that are trims (after the reads: a draw below `read_ratio` reads,
+    /// below `read_ratio + trim_ratio` trims).
+    trim_ratio: f64,
     pattern: Pattern,
     sizes: Sizes,
     slot_bytes: u64,
@@ -155,6 +158,7 @@ impl Synthetic {
         Ok(Synthetic {
             rng: Pcg64Mcg::seed_from_u64(seed),
             read_ratio: cfg.read_ratio,
+            trim_ratio: cfg.trim_ratio,
             pattern,
             sizes,
             slot_bytes,
@@ -168,8 +172,20 @@ impl Workload for Synthetic {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         // Draw order (kind, slot, size) is part of the reproducibility contract: a seed
         // gives the same uniform stream as the first flashlife generator.
-        let kind =
-            if self.read_ratio > 0.0 && self.rng.gen::<f64>() < self.read_ratio { IoKind::Read } else { IoKind::Write };
+        // One draw decides the kind whatever the shares, and none when every request is a
+        // write: a configuration without trims draws exactly what it drew before them.
+        let kind = if self.read_ratio > 0.0 || self.trim_ratio > 0.0 {
+            let u = self.rng.gen::<f64>();
+            if u < self.read_ratio {
+                IoKind::Read
+            } else if u < self.read_ratio + self.trim_ratio {
+                IoKind::Trim
+            } else {
+                IoKind::Write
+            }
+        } else {
+            IoKind::Write
+        };
         let slot = match &mut self.pattern {
             Pattern::Uniform => self.rng.gen_range(0..self.slots),
             Pattern::Zipf { sampler, perm } => {

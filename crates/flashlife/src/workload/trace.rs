@@ -18,7 +18,7 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 use serde::Serialize;
 
-use super::{HostRequest, IoKind, NonMonotonic, TimeUnit, TraceConfig, Workload};
+use super::{Discards, HostRequest, IoKind, NonMonotonic, TimeUnit, TraceConfig, Workload};
 use crate::error::{Error, Result};
 
 /// Largest request accepted: anything larger is a corrupt record, not a real I/O.
@@ -47,7 +47,8 @@ pub enum TraceFormat {
     Blkparse,
     /// CloudPhysics CSV: `version,time,op,size,lbn` with a header.
     CloudPhysics,
-    /// flashlife's own CSV: `time_ns,op,offset,size[,stream[,budget_us]]` with a header.
+    /// flashlife's own CSV: `time_ns,op,offset,size[,stream[,budget_us]]` with a header;
+    /// `op` is `R`, `W` or `T` (trim / discard).
     Flashlife,
 }
 
@@ -151,7 +152,8 @@ pub struct TraceCounters {
     /// Requests produced by the reader (before filters and folding).
     pub requests: u64,
     /// Lines ignored on purpose: blank, comments, headers, other blkparse events and
-    /// trailers, non-data commands (flushes, discards, other SCSI opcodes).
+    /// trailers, non-data commands (flushes, other SCSI opcodes), discards unless
+    /// `discards = "trim"`.
     pub ignored: u64,
     /// Malformed lines skipped because `skip_bad_lines` is on.
     pub skipped: u64,
@@ -250,6 +252,9 @@ pub struct TraceReader {
     /// ns per time unit of DiskSim/MQSim arrival times, as a power of ten.
     disksim_pow10: u32,
     blkparse_event: &'static str,
+    /// Discard records become trim requests (`workload.trace.discards = "trim"`); ignored
+    /// otherwise.
+    trims: bool,
     clamp: bool,
     skip_bad_lines: bool,
     buf: Vec<u8>,
@@ -314,6 +319,7 @@ impl TraceReader {
             gzip,
             disksim_pow10: unit,
             blkparse_event: cfg.blkparse_event.name(),
+            trims: cfg.discards == Discards::Trim,
             clamp: cfg.non_monotonic == NonMonotonic::Clamp,
             skip_bad_lines: cfg.skip_bad_lines,
             buf: Vec::with_capacity(256),
@@ -367,7 +373,7 @@ impl TraceReader {
             TraceFormat::Msr => parse_msr(t)?,
             TraceFormat::Disksim | TraceFormat::Mqsim => parse_disksim(t, self.disksim_pow10)?,
             TraceFormat::Spc => parse_spc(t)?,
-            TraceFormat::Blkparse => parse_blkparse(t, self.blkparse_event, &mut self.in_trailer)?,
+            TraceFormat::Blkparse => parse_blkparse(t, self.blkparse_event, self.trims, &mut self.in_trailer)?,
             TraceFormat::CloudPhysics => {
                 if first && t.to_ascii_lowercase().starts_with("version,") {
                     Parsed::Ignored
@@ -380,7 +386,7 @@ impl TraceReader {
                     check_flashlife_header(t)?;
                     Parsed::Ignored
                 } else {
-                    parse_flashlife(t)?
+                    parse_flashlife(t, self.trims)?
                 }
             }
         };
@@ -734,7 +740,7 @@ fn is_blkparse_trailer_start(t: &str) -> bool {
     cpu || t.starts_with("Total (")
 }
 
-fn parse_blkparse(t: &str, event: &str, in_trailer: &mut bool) -> std::result::Result<Parsed, LineErr> {
+fn parse_blkparse(t: &str, event: &str, trims: bool, in_trailer: &mut bool) -> std::result::Result<Parsed, LineErr> {
     let mut f = [""; 10];
     let n = split_ws(t, &mut f);
     let is_event = n >= 6
@@ -761,16 +767,19 @@ fn parse_blkparse(t: &str, event: &str, in_trailer: &mut bool) -> std::result::R
         return Ok(Parsed::Ignored); // other actions (Q, G, I, M, C/D, m, ...) on purpose
     }
     let rwbs = f[6];
-    let kind = if rwbs.contains('R') {
+    // `D` in rwbs marks a discard (TRIM), alone or with `W` (older kernels) and `S`.
+    let kind = if rwbs.contains('D') {
+        if !trims {
+            return Ok(Parsed::Ignored); // workload.trace.discards = "ignore"
+        }
+        IoKind::Trim
+    } else if rwbs.contains('R') {
         IoKind::Read
     } else if rwbs.contains('W') {
         IoKind::Write
     } else {
         return Ok(Parsed::Ignored); // no data: N (pass-through), F (flush) alone
     };
-    if rwbs.contains('D') {
-        return Ok(Parsed::Ignored); // discard (trim): not modelled
-    }
     if n > 8 && f[8].starts_with('[') {
         // `sector [error]` with no `+ count`: blkparse prints this for commands that carry
         // no data (flush / barrier completions).
@@ -836,7 +845,7 @@ fn check_flashlife_header(t: &str) -> std::result::Result<(), LineErr> {
     }
 }
 
-fn parse_flashlife(t: &str) -> std::result::Result<Parsed, LineErr> {
+fn parse_flashlife(t: &str, trims: bool) -> std::result::Result<Parsed, LineErr> {
     let mut f = [""; 6];
     let n = split_into(t, ',', &mut f);
     if !(4..=6).contains(&n) {
@@ -851,7 +860,9 @@ fn parse_flashlife(t: &str) -> std::result::Result<Parsed, LineErr> {
         "W" | "w" => IoKind::Write,
         o if o.eq_ignore_ascii_case("read") => IoKind::Read,
         o if o.eq_ignore_ascii_case("write") => IoKind::Write,
-        o => return Err(err("op", format!("`{}`; expected R or W", shorten(o)))),
+        "T" | "t" => IoKind::Trim,
+        o if o.eq_ignore_ascii_case("trim") => IoKind::Trim,
+        o => return Err(err("op", format!("`{}`; expected R, W or T (trim)", shorten(o)))),
     };
     let offset = parse_u64("offset", f[2], "a byte offset")?;
     let size = check_size(parse_u64("size", f[3], "a size in bytes")?)?;
@@ -864,6 +875,9 @@ fn parse_flashlife(t: &str) -> std::result::Result<Parsed, LineErr> {
     } else {
         0
     };
+    if kind == IoKind::Trim && !trims {
+        return Ok(Parsed::Ignored); // workload.trace.discards = "ignore"
+    }
     Ok(Parsed::Request(Raw { time_ns, kind, offset, size, stream, budget_us }))
 }
 
@@ -893,5 +907,30 @@ mod tests {
         assert_eq!(TraceFormat::detect("1,5633898,2a,512,42932745"), Some(TraceFormat::CloudPhysics));
         assert_eq!(TraceFormat::detect("time_ns,op,offset,size"), Some(TraceFormat::Flashlife));
         assert_eq!(TraceFormat::detect("hello world"), None);
+    }
+
+    /// Reference: blkparse's rwbs field (blktrace(8) / `blk_fill_rwbs`: `D` discard, `W`
+    /// write, `R` read, `S` sync) and the flashlife CSV's `T`: discards are trims only when
+    /// asked, ignored lines otherwise, whatever other letters come with them.
+    #[test]
+    fn discards_become_trims_only_when_asked() {
+        let kind = |p: Parsed| match p {
+            Parsed::Request(r) => Some((r.kind, r.offset, r.size)),
+            Parsed::Ignored => None,
+        };
+        for rwbs in ["D", "DS", "WD", "WDS"] {
+            let line = format!("8,0 1 5 0.1 100 D {rwbs} 1000 + 8 [x]");
+            assert_eq!(
+                kind(parse_blkparse(&line, "D", true, &mut false).unwrap()),
+                Some((IoKind::Trim, 512_000, 4096))
+            );
+            assert_eq!(kind(parse_blkparse(&line, "D", false, &mut false).unwrap()), None);
+        }
+        let w = kind(parse_blkparse("8,0 1 5 0.1 100 D WS 1000 + 8 [x]", "D", true, &mut false).unwrap());
+        assert_eq!(w, Some((IoKind::Write, 512_000, 4096)));
+        assert_eq!(kind(parse_flashlife("5,T,8192,4096", true).unwrap()), Some((IoKind::Trim, 8192, 4096)));
+        assert_eq!(kind(parse_flashlife("5,trim,8192,4096", true).unwrap()), Some((IoKind::Trim, 8192, 4096)));
+        assert_eq!(kind(parse_flashlife("5,T,8192,4096", false).unwrap()), None);
+        assert!(parse_flashlife("5,X,8192,4096", true).is_err());
     }
 }

@@ -76,6 +76,12 @@ pub struct TraceStats {
     pub read_bytes: u64,
     /// Bytes written.
     pub write_bytes: u64,
+    /// Trim (discard) requests, counted in `requests` (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trims: u64,
+    /// Bytes trimmed, counted in `bytes` (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trim_bytes: u64,
     /// reads / requests.
     pub read_share: f64,
     /// read_bytes / bytes.
@@ -141,7 +147,7 @@ pub fn workload_stats(w: &mut dyn Workload, max_requests: u64) -> Result<TraceSt
 struct Acc {
     s: TraceStats,
     buckets: [u64; 64],
-    last_end: [Option<u64>; 2],
+    last_end: [Option<u64>; 3],
     last_arrival: Option<u64>,
     gap_sum: u128,
     gaps: Histogram<u64>,
@@ -156,7 +162,7 @@ impl Acc {
         Ok(Acc {
             s: TraceStats { min_size: u64::MAX, address_min: u64::MAX, distinct_exact: true, ..Default::default() },
             buckets: [0; 64],
-            last_end: [None, None],
+            last_end: [None, None, None],
             last_arrival: None,
             gap_sum: 0,
             gaps,
@@ -181,6 +187,11 @@ impl Acc {
                 s.writes += 1;
                 s.write_bytes = s.write_bytes.saturating_add(size);
                 1
+            }
+            IoKind::Trim => {
+                s.trims += 1;
+                s.trim_bytes = s.trim_bytes.saturating_add(size);
+                2
             }
         };
         let end = offset.saturating_add(size);
@@ -390,4 +401,8 @@ impl TraceStats {
         }
         o
     }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

@@ -85,3 +85,33 @@ impl Workload for Sequential {
         Ok(Some(r))
     }
 }
+
+/// The harmonic number H_n.
+pub fn harmonic(n: u32) -> f64 {
+    (1..=n).map(|k| 1.0 / k as f64).sum()
+}
+
+/// Greedy cleaning under uniform random writes (the closed form `write_amplification.rs`
+/// checks greedy GC against): the mean-field model in which victims hold j or j+1 valid
+/// pages. Find y = j + p with
+/// (H_b - H_{j+1} + (1-p)/(j+1)) / (b - j - p) = (1+op)/b, WA = b / (b - y).
+pub fn greedy_wa(op: f64, b: u32) -> f64 {
+    let target = (1.0 + op) / b as f64;
+    let g = |y: f64| {
+        let j = y.floor() as u32;
+        let p = y - j as f64;
+        (harmonic(b) - harmonic(j + 1) + (1.0 - p) / (j + 1) as f64) / (b as f64 - j as f64 - p)
+    };
+    // g falls as y grows over [0, b-1): bisect.
+    let (mut lo, mut hi) = (0.0f64, b as f64 - 1.0);
+    assert!(g(lo) > target && g(hi) < target, "no root: {} {} {}", g(lo), g(hi), target);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    b as f64 / (b as f64 - lo)
+}

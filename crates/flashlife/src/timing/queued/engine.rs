@@ -57,6 +57,8 @@ impl Queued {
             Op::Program => (self.times.program_ns(tx.mode, tx.page), self.channel_ns(tx.bytes)),
             Op::Erase => (self.times.erase_ns(tx.mode), 0),
             Op::HostTransfer => (self.command_ns + tx.bytes * self.link_ps_per_byte / 1000, 0),
+            // The configuration refuses a DRAM cache under this scheduler (`cache.size_bytes`).
+            Op::Dram => unreachable!("a DRAM cache transaction under the queued scheduler"),
         }
     }
 

@@ -1,0 +1,168 @@
+//! The DRAM data cache (`[cache]`, `host/cache.rs`).
+//!
+//! References:
+//! - closed form: LRU under the independent reference model, Che's approximation (H. Che,
+//!   Y. Tung, Z. Wang, "Hierarchical Web caching systems: modeling, design and experimental
+//!   results", IEEE JSAC 20(7), 2002): with item probabilities p_i and C lines, the
+//!   characteristic time T solves sum_i (1 - e^{-p_i T}) = C and the hit ratio is
+//!   sum_i p_i (1 - e^{-p_i T}). Fricker, Robert and Roberts ("A versatile and accurate
+//!   approximation for LRU cache performance", ITC 24, 2012) show it within about 1% of the
+//!   exact LRU hit ratio for Zipf popularity at caches of a few hundred items and more;
+//! - the timing contract: a read hit's device time is the DRAM latency the scheduler books
+//!   (`Op::Dram`), so changing the latency by d moves every hit's device time by d;
+//! - invariants: the cache's end-to-end integrity check and the FTL's oracle; units the FTL
+//!   received (its own counter) equal the units the cache destaged (the cache's counter).
+
+mod common;
+
+use flashlife::{ConfigBuilder, RunOutput, Simulator};
+
+fn run_tiny(sets: &[String]) -> RunOutput {
+    let mut b = ConfigBuilder::new().preset("tiny").unwrap();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Che's approximation for Zipf(alpha) over n items and a cache of c items.
+fn che_hit_ratio(n: u64, alpha: f64, c: f64) -> f64 {
+    let w: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-alpha)).collect();
+    let z: f64 = w.iter().sum();
+    let p: Vec<f64> = w.iter().map(|x| x / z).collect();
+    let filled = |t: f64| p.iter().map(|&q| 1.0 - (-q * t).exp()).sum::<f64>();
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while filled(hi) < c {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if filled(mid) < c {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    p.iter().map(|&q| q * (1.0 - (-q * lo).exp())).sum()
+}
+
+/// Closed form: Che's approximation of the LRU hit ratio under the independent reference
+/// model. Zipf reads of one mapping unit (one line each) over the whole tiny drive, a cache of
+/// 1% and 5% of its units. The hit ratio is measured from request N1 to N2 (two runs of the
+/// same seed: the first N1 requests are the same in both), so the cold start is left out.
+/// Tolerance 0.01 absolute: the approximation's error (about 1%, see the module docs) plus
+/// the sampling noise of 300,000 requests (binomial sd below 0.001, a few times that for the
+/// correlation of LRU states).
+#[test]
+fn lru_hit_ratio_matches_che_approximation() {
+    let base = ConfigBuilder::new().preset("tiny").unwrap().build().unwrap();
+    let lay = flashlife::ftl::Layout::of(&base).unwrap();
+    let n = lay.logical_units as u64;
+    for (alpha, share) in [(0.8, 0.01), (0.8, 0.05), (1.2, 0.01)] {
+        let lines = ((n as f64 * share) as u64).max(2);
+        let hits = |requests: u64| {
+            let out = run_tiny(&[
+                "workload.kind=\"zipf\"".into(),
+                format!("workload.zipf.alpha={alpha}"),
+                "workload.read_ratio=1.0".into(),
+                "ftl.timing=false".into(),
+                format!("cache.size_bytes={}", lines * lay.unit_bytes),
+                format!("run.until=\"requests:{requests}\""),
+            ]);
+            let c = out.summary.cache.expect("a cache section");
+            assert_eq!(c.read_hits + c.read_misses, requests);
+            c.read_hits
+        };
+        let (n1, n2) = (100_000u64, 400_000u64);
+        let got = (hits(n2) - hits(n1)) as f64 / (n2 - n1) as f64;
+        let want = che_hit_ratio(n, alpha, lines as f64);
+        println!("zipf {alpha}, {lines} of {n} lines: LRU hit ratio {got:.4}, Che {want:.4}, diff {:+.4}", got - want);
+        assert!((got - want).abs() < 0.01, "alpha {alpha}, {lines} lines: {got} vs Che {want}");
+    }
+}
+
+/// Timing contract: under a closed loop at queue depth 1 with every read a hit (a working set
+/// of 64 units behind a cache of 128 lines, warmed by the first pass), a read's device time is
+/// the DRAM latency: raising `cache.dram_latency_ns` by 49 us raises the mean by 49 us (HDR
+/// histogram precision: 0.1%).
+#[test]
+fn a_hit_costs_the_dram_latency_the_scheduler_books() {
+    let mean = |dram_ns: u64| {
+        let out = run_tiny(&[
+            "workload.kind=\"sequential\"".into(),
+            "workload.read_ratio=1.0".into(),
+            "workload.working_set=0.002".into(),
+            "host.queue_depth=1".into(),
+            "cache.size_bytes=2097152".into(),
+            format!("cache.dram_latency_ns={dram_ns}"),
+            "run.until=\"requests:20000\"".into(),
+        ]);
+        let c = out.summary.cache.expect("a cache section");
+        assert!(c.read_misses < 200 && c.read_hits > 19_000, "{c:?}");
+        out.summary.device_time_us.read.mean
+    };
+    let (a, b) = (mean(1_000), mean(50_000));
+    println!("mean read device time: {a:.2} us at 1 us DRAM, {b:.2} us at 50 us DRAM");
+    // The misses (fewer than 1%) are the same in both runs and do not move.
+    let want = 49.0 * 0.99;
+    assert!((b - a) > want * 0.999 && (b - a) < 49.0 * 1.001, "{a} -> {b}");
+}
+
+/// Invariants: with the oracle on, reads, writes and trims of 1 to 16 units over lines of 4
+/// units, a cache small enough to evict all the time and GC running: no violation of the
+/// cache's end-to-end check (every hit and miss returns the host's latest version; at the end
+/// each unit's latest version is dirty in DRAM or in the FTL) or of the FTL's oracle; the
+/// units the block FTL programmed for the host (its counter) are the units the cache
+/// destaged (the cache's).
+#[test]
+fn integrity_and_destage_counts_with_the_cache() {
+    for extra in [&[][..], &["host.interface=\"open_channel\"", "capacity.overprovisioning=0.3"][..]] {
+        let mut sets: Vec<String> = vec![
+            "ftl.integrity_oracle=true".into(),
+            "workload.kind=\"zipf\"".into(),
+            "workload.read_ratio=0.4".into(),
+            "workload.trim_ratio=0.1".into(),
+            "workload.sizes=[16384, 65536, 262144]".into(),
+            "cache.size_bytes=4194304".into(),
+            "cache.line_bytes=65536".into(),
+            "run.until=\"writes:2dw\"".into(),
+        ];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        let out = run_tiny(&sets);
+        let s = &out.summary;
+        let c = s.cache.as_ref().expect("a cache section");
+        println!("{extra:?}: {c:?}, WA {:.3}", s.write_amplification);
+        assert_eq!(s.integrity.violation, None, "{extra:?}");
+        assert!(c.destages > 0 && c.read_hits > 0 && c.write_hits > 0, "{c:?}");
+        assert_eq!(c.host_units_written, s.host.write_bytes / s.capacity.mapping_unit_bytes);
+        if extra.is_empty() {
+            // The block FTL counts one host unit program per unit it places (the open-channel
+            // stack counts the host FTL's and the device's, so it is left out here).
+            let by_host = s.flash.unit_programs_by_cause.get(flashlife::stats::Cause::Host);
+            assert_eq!(by_host, c.destaged_units, "the FTL received exactly the destaged units");
+        }
+    }
+}
+
+/// Configuration errors name the key; the default configuration's text has no `[cache]`.
+#[test]
+fn cache_configuration() {
+    let text = common::config(&[]).to_toml();
+    assert!(!text.contains("[cache]"), "{text}");
+    assert!(common::config(&["cache.size_bytes=1048576"]).to_toml().contains("[cache]"));
+    let err = |sets: &[&str]| {
+        let mut b = ConfigBuilder::new();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().and_then(Simulator::new).map(|_| ()).unwrap_err().to_string()
+    };
+    let e = err(&["cache.line_bytes=65536"]);
+    assert!(e.contains("cache.size_bytes") && e.contains("cache.line_bytes"), "{e}");
+    let e = err(&["cache.size_bytes=1048576", "cache.line_bytes=1000"]);
+    assert!(e.contains("cache.line_bytes") && e.contains("multiple"), "{e}");
+    let e = err(&["cache.size_bytes=1000000"]);
+    assert!(e.contains("cache.size_bytes") && e.contains("whole number"), "{e}");
+    let e = err(&["cache.size_bytes=1048576", "timing.scheduler=\"queued\""]);
+    assert!(e.contains("cache.size_bytes") && e.contains("queued"), "{e}");
+}
