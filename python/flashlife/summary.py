@@ -412,6 +412,8 @@ class Sampling(TypedDict):
     confidence: float
     estimate: SampledLatency
     windows: list[SampledWindow]
+
+
 class Cache(TypedDict):
     """`cache`, present with a DRAM data cache (`cache.size_bytes > 0`; host/cache.rs
     `CacheSummary`)."""

@@ -84,6 +84,8 @@ def test_a_sampled_run_matches_the_summary_type() -> None:
     assert sampling["estimate"]["read"]["mean"]["value"] is None
     assert sampling["estimate"]["write"]["mean"]["low"] is not None
     assert r.timeseries["measured_requests"].sum() == 2000
+
+
 def test_a_trim_run_matches_the_summary_type() -> None:
     r = flashlife.run("tiny", {"read_ratio": 0.2, "trim_ratio": 0.2}, until="writes:0.5dw")
     assert shape_errors(r.summary) == []

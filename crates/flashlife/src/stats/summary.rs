@@ -254,6 +254,14 @@ impl Summary {
             "latency    read mean {:.1} us p99 {:.1} us | write mean {:.1} us p99 {:.1} us | max {:.1} us\n",
             l.read.mean, l.read.p99, l.write.mean, l.write.p99, l.all.max
         );
+        let w = &self.host_queue_wait_us;
+        // The histogram floors a sample at 1 ns: a request that did not wait reads 0.001 us.
+        if w.max >= 1.0 {
+            s += &format!(
+                "           from arrival; of which waiting for a queue slot: mean {:.1} us p99 {:.1} us max {:.1} us\n",
+                w.mean, w.p99, w.max
+            );
+        }
         if let Some(sm) = &self.sampling {
             let e = &sm.estimate.all;
             let ci = |x: &super::sampling::Estimate| {
@@ -271,13 +279,6 @@ impl Summary {
                 ci(&e.mean),
                 ci(&e.p99),
                 sm.confidence * 100.0
-            );
-        }
-        let w = &self.host_queue_wait_us;
-        if w.max > 0.0 {
-            s += &format!(
-                "           from arrival; of which waiting for a queue slot: mean {:.1} us p99 {:.1} us max {:.1} us\n",
-                w.mean, w.p99, w.max
             );
         }
         s += &format!("throughput {:.0} IOPS, {:.1} MB/s", self.throughput.iops, self.throughput.mb_per_s);
