@@ -207,3 +207,23 @@ fn presets_run_with_the_configured_workload() {
         assert!(out.summary.integrity.violation.is_none());
     }
 }
+
+/// Write amplification counts each host unit's program once (the device counts the pages it
+/// programs; the host FTL used to count its units again, doubling the host share): on a fresh
+/// drive written far below its capacity there is no GC, so every unit the host wrote is
+/// programmed once, or still waits in a way's write buffer.
+#[test]
+fn host_programs_are_counted_once_on_the_open_channel_drive() {
+    let cfg = config("ftpassd-small", &["run.until=requests:2000", "run.progress=\"off\""]);
+    let buffer_bytes = (cfg.geometry.channels * cfg.geometry.ways) as u64 * cfg.open_channel.write_buffer_kib * 1024;
+    let out = Simulator::new(cfg).and_then(|s| s.run()).unwrap();
+    let s = &out.summary;
+    let buffered_units = buffer_bytes / s.capacity.mapping_unit_bytes;
+    let by_cause = &s.flash.unit_programs_by_cause;
+    let host_units = s.host.write_bytes / s.capacity.mapping_unit_bytes;
+    assert_eq!(s.gc.victims, 0, "no GC on a fresh drive written this little");
+    let programmed = by_cause.get(flashlife::stats::Cause::Host);
+    assert!(programmed <= host_units, "{programmed} host unit programs for {host_units} units written");
+    assert!(programmed + buffered_units >= host_units, "{programmed} + {buffered_units} buffered < {host_units}");
+    assert!(s.write_amplification <= 1.0, "WA {}", s.write_amplification);
+}

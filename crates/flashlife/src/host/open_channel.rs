@@ -399,8 +399,8 @@ impl OpenChannel {
                 o.check("overwrite", lpn, slot, owner);
             }
             self.invalidate(lpn);
+            // The unit's program is counted by the device when it programs the page.
             self.dev.core.counters.host_unit_writes += 1;
-            self.dev.core.counters.unit_programs.add(Cause::Host, 1);
             let mut tries = 0;
             loop {
                 let pu = self.stripe[self.stripe_pos];
