@@ -7,7 +7,9 @@ impl Ftl {
     /// Check every logical unit against the oracle (end of a run). Returns the violation.
     pub fn verify_all(&mut self) -> Option<String> {
         let o = self.oracle.as_mut()?;
-        for lpn in 0..self.logical_units {
+        // With a cached mapping table, its translation pages (hidden units after the host's) too.
+        let units = self.logical_units + self.cmt.as_ref().map_or(0, |c| c.pages());
+        for lpn in 0..units {
             let slot = self.map.slot(lpn);
             if slot == UNMAPPED {
                 o.check("final check", lpn, 0, UNMAPPED);
