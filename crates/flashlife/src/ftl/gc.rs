@@ -122,9 +122,13 @@ impl Ftl {
             done = done.max(self.clean(v, plane, ready, Cause::Gc));
             self.counters.gc_victims += 1;
             self.counters.gc_valid_moved += valid as u64;
+            if self.cmt.is_some() && self.pools[plane as usize].free.len() >= target {
+                // A cached map: the translation pages the episode's moves changed, rewritten
+                // once each into this plane; the loop then cleans on if they took its space.
+                done = done.max(self.flush_map_updates(ready, plane));
+            }
         }
-        // The translation pages the episode's moves changed, rewritten once each.
-        done = done.max(self.flush_map_updates(ready));
+        done = done.max(self.flush_map_updates(ready, plane)); // what the loop left, if room
         self.in_gc = false;
         done
     }

@@ -148,9 +148,9 @@ impl Ftl {
             return; // one page per step
         }
         if !self.in_gc {
-            // A job outside a GC episode (retirement, levelling, reclaim) updates the
-            // translation pages its moves changed now; GC does it once per episode (`collect`).
-            job.done = job.done.max(self.flush_map_updates(job.ready));
+            // A job outside GC (retirement, levelling, reclaim) updates the translation pages
+            // its moves changed now; GC does it once per episode (`collect`).
+            job.done = job.done.max(self.flush_map_updates(job.ready, job.plane));
         }
         job.phase = if job.erase { Phase::Erase } else { Phase::Finished };
     }

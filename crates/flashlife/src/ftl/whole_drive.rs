@@ -69,7 +69,10 @@ impl Ftl {
             + std::mem::size_of::<BlockState>()
             + std::mem::size_of::<u64>() // closed_seq
             + 4 * 4 + 1; // flash array: erase count, write pointer, read counter, mode
-        self.map.bytes() + v(blocks, per_block) + self.oracle.as_ref().map_or(0, |_| self.map.bytes())
+        self.map.bytes()
+            + v(blocks, per_block)
+            + self.oracle.as_ref().map_or(0, |_| self.map.bytes())
+            + self.cmt.as_ref().map_or(0, |c| c.bytes())
     }
 
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.
