@@ -38,6 +38,7 @@ __all__ = [
     "Integrity",
     "Latency",
     "LatencySet",
+    "MappingCache",
     "Lifetime",
     "MemoryReport",
     "OpenChannel",
