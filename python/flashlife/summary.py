@@ -38,6 +38,7 @@ __all__ = [
     "Integrity",
     "Latency",
     "LatencySet",
+    "MappingCache",
     "Lifetime",
     "MemoryReport",
     "OpenChannel",
@@ -74,6 +75,9 @@ class ByCause(TypedDict):
     migration: int
     #: Reusable SSD's second writes.
     second_write: int
+    #: Translation pages of a cached mapping table (`[mapping_cache]`); present only when
+    #: not 0.
+    mapping: NotRequired[int]
 
 
 class Capacity(TypedDict):
@@ -414,6 +418,37 @@ class Sampling(TypedDict):
     windows: list[SampledWindow]
 
 
+class MappingCache(TypedDict):
+    """`mapping_cache`, present with a cached mapping table (`mapping_cache.size_bytes > 0`;
+    ftl/mapping_cache.rs `MappingCacheSummary`)."""
+
+    #: Entries the cache holds, entries per translation page, translation pages in all.
+    entries: int
+    entries_per_translation_page: int
+    translation_pages: int
+    #: Map entries looked up by host reads and writes (one per unit), found cached or not.
+    lookups: int
+    hits: int
+    misses: int
+    #: hits / lookups; None without lookups.
+    hit_ratio: float | None
+    #: Dirty entries evicted (each rewrote its translation page).
+    dirty_evictions: int
+    #: Dirty entries written back with an evicted one (DFTL's batch update).
+    batched_entries: int
+    #: Translation pages read on a miss (a page never written is not read).
+    miss_reads: int
+    #: Translation pages rewritten for evicted dirty entries (read-modify-write).
+    writebacks: int
+    #: Translation pages rewritten because GC moved data whose entries were not cached.
+    gc_updates: int
+    #: Translation pages GC moved out of victim blocks.
+    gc_translation_moves: int
+    #: Flash page reads and programs of translation pages, all of the above.
+    translation_reads: int
+    translation_programs: int
+
+
 class Cache(TypedDict):
     """`cache`, present with a DRAM data cache (`cache.size_bytes > 0`; host/cache.rs
     `CacheSummary`)."""
@@ -557,6 +592,7 @@ class Summary(TypedDict):
     sampling: NotRequired[Sampling]
     trim: NotRequired[Trim]
     cache: NotRequired[Cache]
+    mapping_cache: NotRequired[MappingCache]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance

@@ -108,6 +108,22 @@ def test_a_cached_run_matches_the_summary_type() -> None:
     assert shape_errors(r.summary) == [] and r.summary["cache"]["read_hit_ratio"] is None
 
 
+def test_a_mapping_cache_run_matches_the_summary_type() -> None:
+    r = flashlife.run(
+        "tiny",
+        {"kind": "zipf", "read_ratio": 0.5},
+        until="writes:0.5dw",
+        overrides={"mapping_cache.size_bytes": 1024},
+    )
+    assert shape_errors(r.summary) == []
+    m = r.summary["mapping_cache"]
+    assert m["misses"] > 0 and m["translation_programs"] > 0
+    assert r.summary["flash"]["page_programs_by_cause"]["mapping"] == m["translation_programs"]
+    plain = flashlife.run("tiny", until="requests:200").summary
+    assert "mapping_cache" not in plain
+    assert "mapping" not in plain["flash"]["page_programs_by_cause"]
+
+
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:
     r = flashlife.run("reusable-small", until="writes:0.5dw")
     assert shape_errors(r.summary) == []

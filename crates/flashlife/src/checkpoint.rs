@@ -41,7 +41,7 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// version, changes (2: the run's warnings; 3: the drive's timing is a scheduler object; 4:
 /// device time and host queue wait beside response time; 5: the FTLs' block tables, GC moves
 /// in idle windows; 6: the queued scheduler's state, and the run loop's requests in flight; 7: sampled timing's cycle).
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -98,6 +98,27 @@ fn trims_and_the_dram_cache() {
     assert!(c.destages > 0 && c.read_hits > 0 && out.summary.trim.expect("a trim section").mapped_units > 0);
 }
 
+/// Invariant: the cached mapping table (its LRU order, dirty entries, GC updates waiting, the
+/// translation pages' blocks) is part of the checkpoint: a run stopped twice and resumed ends
+/// as the whole run does.
+#[test]
+fn the_cached_mapping_table() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "workload.kind=\"zipf\"",
+            "workload.read_ratio=0.4",
+            "workload.trim_ratio=0.05",
+            "mapping_cache.size_bytes=1024",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+    let out = check_resume(cfg, &[9_001, 27_000], "mapping cache");
+    let c = out.summary.mapping_cache.expect("a mapping_cache section");
+    assert!(c.dirty_evictions > 0 && c.gc_updates > 0, "{c:?}");
+}
+
 #[test]
 fn open_loop_with_idle_background_gc() {
     let cfg = config(

@@ -117,6 +117,26 @@ fn trim_and_the_dram_cache() {
     );
 }
 
+/// Issue 22's cached mapping table: a small CMT under Zipf reads, writes and trims, dirty
+/// evictions, GC updating and moving translation pages, with the oracle.
+#[test]
+fn cached_mapping_table() {
+    run_case(
+        "tiny-mapping-cache",
+        "tiny",
+        &[
+            "run.until=\"requests:40000\"",
+            "run.progress=\"off\"",
+            "workload.kind=\"zipf\"",
+            "workload.read_ratio=0.4",
+            "workload.trim_ratio=0.05",
+            "workload.sizes=[4096, 16384]",
+            "mapping_cache.size_bytes=2048",
+            "ftl.integrity_oracle=true",
+        ],
+    );
+}
+
 /// The presets whose own preconditioning takes tens of seconds (seconds in release: the drives
 /// with sources are 275-550 GB raw) start empty here.
 const HEAVY: [&str; 4] = ["salvage-table1", "intel750-mlc", "intel535-mlc", "samsung970pro-mlc"];

@@ -20,6 +20,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "workload.trim_ratio",
     "workload.trace.discards",
     "cache",
+    "mapping_cache",
 ];
 
 /// Builds a [`Config`] from layers.

@@ -9,6 +9,7 @@
 mod cache;
 mod choices;
 mod layers;
+mod mapping_cache;
 pub mod presets;
 pub mod reliability;
 mod sampling;
@@ -30,6 +31,7 @@ pub use choices::{
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
     SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
+pub use mapping_cache::MappingCacheConfig;
 pub use sampling::{Every, SamplingConfig};
 pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
 pub use zombie::ZombieConfig;
@@ -64,6 +66,10 @@ pub struct Config {
     /// `[cache]`: the DRAM data cache. Left out of a written configuration at its default (off).
     #[serde(skip_serializing_if = "CacheConfig::is_default")]
     pub cache: CacheConfig,
+    /// `[mapping_cache]`: the cached mapping table (DFTL-like). Left out of a written
+    /// configuration at its default (off: the whole map in DRAM).
+    #[serde(skip_serializing_if = "MappingCacheConfig::is_default")]
+    pub mapping_cache: MappingCacheConfig,
 }
 
 impl Default for Config {
@@ -88,6 +94,7 @@ impl Default for Config {
             timing: TimingConfig::default(),
             sampling: SamplingConfig::default(),
             cache: CacheConfig::default(),
+            mapping_cache: MappingCacheConfig::default(),
         }
     }
 }
@@ -985,6 +992,23 @@ impl Config {
                 self.cache.size_bytes,
                 "0 with timing.scheduler = \"queued\" (the DRAM cache's transactions are timed by the reservation scheduler only, for now)",
             ));
+        }
+        self.mapping_cache.validate()?;
+        if self.mapping_cache.enabled() {
+            let refuse = |why: &str| {
+                Err(Error::config("mapping_cache.size_bytes", self.mapping_cache.size_bytes, why.to_string()))
+            };
+            if self.timing.scheduler != SchedulerKind::Reservation {
+                return refuse("0 with timing.scheduler = \"queued\" (the cached mapping table's translation-page work is timed by the reservation scheduler only, for now)");
+            }
+            if self.host.interface == Interface::OpenChannel {
+                return refuse("0 with host.interface = \"open_channel\" (the cached mapping table is the block FTL's; the open-channel host FTL keeps its map in host DRAM)");
+            }
+            if self.reusable.enabled {
+                return refuse(
+                    "0 with reusable.enabled (second writes give a unit two slots; not modelled with a cached map)",
+                );
+            }
         }
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;

@@ -63,9 +63,23 @@ impl Ftl {
         }
         // Data stays in its plane when it can (copy-back friendly); a plane that has lost
         // too many blocks to hold its share sends it to another plane instead.
+        // A translation page of a cached map goes to a translation block; a data unit's new
+        // place changes its map entry.
+        let stream = if self.cmt.is_some() && self.is_translation_unit(lpn) {
+            if let Some(c) = self.cmt.as_mut() {
+                c.counters.gc_translation_moves += 1;
+            }
+            Stream::Map
+        } else {
+            self.map_moved(lpn);
+            Stream::Gc
+        };
         let planes = self.geo.planes();
         for target in (0..planes).map(|i| (plane + i) % planes) {
-            if let Some((to, programmed)) = self.place(target, Stream::Gc, lpn, ready, cause) {
+            if let Some((to, programmed)) = self.place(target, stream, lpn, ready, cause) {
+                if let (Some(c), Some(_)) = (self.cmt.as_mut(), programmed.filter(|_| stream == Stream::Map)) {
+                    c.counters.translation_programs += 1;
+                }
                 if let Some(o) = &mut self.oracle {
                     o.relocate(lpn, oracle_from, lpn, to);
                 }
@@ -108,7 +122,13 @@ impl Ftl {
             done = done.max(self.clean(v, plane, ready, Cause::Gc));
             self.counters.gc_victims += 1;
             self.counters.gc_valid_moved += valid as u64;
+            if self.cmt.is_some() && self.pools[plane as usize].free.len() >= target {
+                // A cached map: the translation pages the episode's moves changed, rewritten
+                // once each into this plane; the loop then cleans on if they took its space.
+                done = done.max(self.flush_map_updates(ready, plane));
+            }
         }
+        done = done.max(self.flush_map_updates(ready, plane)); // what the loop left, if room
         self.in_gc = false;
         done
     }

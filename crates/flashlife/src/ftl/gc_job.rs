@@ -113,12 +113,26 @@ impl Ftl {
             if n == 0 {
                 continue;
             }
+            // A translation block's pages are the cached map's work (`mapping_cache.rs`).
+            let cause = if self.cmt.is_some()
+                && (0..upp).any(|s| {
+                    self.map.owner(first + s) != UNMAPPED && self.is_translation_unit(self.map.owner(first + s))
+                }) {
+                Cause::Mapping
+            } else {
+                job.cause
+            };
             let data_ready = if job.buffered == Some(page) {
                 job.ready
             } else if self.sw.as_ref().is_some_and(|sw| sw.is_second(first)) {
                 self.read_second(first, job.ready, job.cause)
             } else {
-                self.read_page(block * ppb + page, n, job.ready, job.cause)
+                let reads = self.counters.page_reads.get(Cause::Mapping);
+                let r = self.read_page(block * ppb + page, n, job.ready, cause);
+                if let Some(c) = self.cmt.as_mut().filter(|_| cause == Cause::Mapping) {
+                    c.counters.translation_reads += self.counters.page_reads.get(Cause::Mapping) - reads;
+                }
+                r
             };
             for s in 0..upp {
                 let from = first + s;
@@ -126,12 +140,17 @@ impl Ftl {
                 if lpn == UNMAPPED {
                     continue;
                 }
-                job.done = job.done.max(self.move_unit(lpn, from, job.plane, data_ready, job.cause));
+                job.done = job.done.max(self.move_unit(lpn, from, job.plane, data_ready, cause));
                 if self.death.is_some() {
                     return;
                 }
             }
             return; // one page per step
+        }
+        if !self.in_gc {
+            // A job outside GC (retirement, levelling, reclaim) updates the translation pages
+            // its moves changed now; GC does it once per episode (`collect`).
+            job.done = job.done.max(self.flush_map_updates(job.ready, job.plane));
         }
         job.phase = if job.erase { Phase::Erase } else { Phase::Finished };
     }

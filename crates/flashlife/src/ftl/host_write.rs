@@ -63,6 +63,7 @@ impl Ftl {
     /// page). Cleaning the write asks for, then deferred maintenance (failed and cold blocks),
     /// run at once, before the write's remaining units.
     pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let ready = self.map_lookup(first, units, ready, true);
         let mut w = HostWrite::new(first, units, ready);
         loop {
             match self.write_step(&mut w) {

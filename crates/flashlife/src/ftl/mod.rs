@@ -17,6 +17,7 @@ mod gc_job;
 mod host_write;
 mod maintenance;
 mod mapping;
+pub mod mapping_cache;
 pub mod oracle;
 mod prefetch;
 mod read;
@@ -79,6 +80,8 @@ pub enum BlockState {
 pub enum Stream {
     Host = 0,
     Gc = 1,
+    /// Translation pages of a cached mapping table (`mapping_cache.rs`).
+    Map = 2,
 }
 
 /// What happens to a block the wear model finds worn out at its mode.
@@ -117,7 +120,7 @@ impl Active {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Pool {
     free: VecDeque<u32>,
-    active: [Active; 2],
+    active: [Active; 3],
     marks: GcWatermarks,
     /// No space could be found here: host writes go elsewhere until data is invalidated.
     exhausted: bool,
@@ -179,6 +182,9 @@ pub struct Ftl {
     /// What host trims did to the map (`trim.rs`).
     #[serde(default)]
     trims: trim::TrimCounters,
+    /// The cached mapping table (`mapping_cache.rs`); `None`: the whole map in DRAM.
+    #[serde(default)]
+    cmt: Option<mapping_cache::MappingCache>,
 }
 
 /// Divisors of the slot and block numbering.
@@ -286,7 +292,7 @@ impl Ftl {
         let pools = (0..planes)
             .map(|p| Pool {
                 free: (p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane).collect(),
-                active: [Active::CLOSED; 2],
+                active: [Active::CLOSED; 3],
                 marks: GcWatermarks::new(low, high),
                 exhausted: false,
                 live_blocks: geo.blocks_per_plane,
@@ -363,6 +369,7 @@ impl Ftl {
             reads: Box::new(NoReadModel),
             reclaim_queue: Vec::new(),
             trims: trim::TrimCounters::default(),
+            cmt: None,
         })
     }
 

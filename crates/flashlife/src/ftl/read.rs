@@ -8,6 +8,7 @@ impl Ftl {
     /// page's data has crossed its channel. Blocks the read model flags are rewritten after
     /// the read is served: the rewrite delays later requests, not this one.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        let ready = self.map_lookup(first, units, ready, false);
         let done = self.read_units(first, units, ready);
         if !self.reclaim_queue.is_empty() {
             self.reclaim_pending(done);

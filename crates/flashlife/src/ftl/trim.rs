@@ -27,6 +27,9 @@ impl Ftl {
                 o.trim(lpn);
             }
             if slot != UNMAPPED {
+                if let Some(c) = self.cmt.as_mut() {
+                    c.trimmed(lpn);
+                }
                 self.trims.mapped_units += 1;
                 self.invalidate(lpn);
             }

@@ -7,7 +7,9 @@ impl Ftl {
     /// Check every logical unit against the oracle (end of a run). Returns the violation.
     pub fn verify_all(&mut self) -> Option<String> {
         let o = self.oracle.as_mut()?;
-        for lpn in 0..self.logical_units {
+        // With a cached mapping table, its translation pages (hidden units after the host's) too.
+        let units = self.logical_units + self.cmt.as_ref().map_or(0, |c| c.pages());
+        for lpn in 0..units {
             let slot = self.map.slot(lpn);
             if slot == UNMAPPED {
                 o.check("final check", lpn, 0, UNMAPPED);
@@ -67,7 +69,10 @@ impl Ftl {
             + std::mem::size_of::<BlockState>()
             + std::mem::size_of::<u64>() // closed_seq
             + 4 * 4 + 1; // flash array: erase count, write pointer, read counter, mode
-        self.map.bytes() + v(blocks, per_block) + self.oracle.as_ref().map_or(0, |_| self.map.bytes())
+        self.map.bytes()
+            + v(blocks, per_block)
+            + self.oracle.as_ref().map_or(0, |_| self.map.bytes())
+            + self.cmt.as_ref().map_or(0, |c| c.bytes())
     }
 
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.

@@ -118,6 +118,7 @@ impl Drive for Ftl {
         }
         self.read_model_mut().reset_stats();
         self.reset_trim_counters();
+        self.reset_mapping_cache_counters();
     }
     fn death(&self) -> Option<&str> {
         Ftl::death(self)

@@ -123,6 +123,10 @@ pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
     let sched = build_scheduler(cfg, &flash);
     let plugins = techniques::ftl_plugins(cfg, &flash)?;
     let mut ftl = Ftl::new(cfg, flash, sched, plugins)?;
+    if cfg.mapping_cache.enabled() {
+        let (entries, per_page) = cfg.mapping_cache.entries(ftl.unit_bytes())?;
+        ftl.set_mapping_cache(entries, per_page);
+    }
     let reads = read_model::build(cfg, &ftl.flash, ftl.unit_bytes(), stream_seed(cfg.seed, "page_variation"))?;
     ftl.set_read_model(reads);
     techniques::install(cfg, &mut ftl)?;

@@ -247,6 +247,7 @@ pub(super) fn report(
         scheduler: drive.scheduler().summary(),
         sampling,
         cache,
+        mapping_cache: drive.as_ftl().and_then(|f| f.mapping_cache_summary()),
         trim: cfg.workload.trims().then(|| {
             let t = drive.trim_counters();
             TrimSummary { requests: trim_requests, bytes: trim_bytes, units: t.units, mapped_units: t.mapped_units }

@@ -19,10 +19,13 @@ pub enum Cause {
     Migration,
     /// Second writes (Reusable SSD).
     SecondWrite,
+    /// Translation pages of a cached mapping table (`[mapping_cache]`): read on a miss,
+    /// rewritten for dirty entries, moved by GC.
+    Mapping,
 }
 
 /// Number of causes.
-pub const CAUSES: usize = 7;
+pub const CAUSES: usize = 8;
 
 impl Cause {
     pub const ALL: [Cause; CAUSES] = [
@@ -33,6 +36,7 @@ impl Cause {
         Cause::Reclaim,
         Cause::Migration,
         Cause::SecondWrite,
+        Cause::Mapping,
     ];
 
     pub fn name(self) -> &'static str {
@@ -44,6 +48,7 @@ impl Cause {
             Cause::Reclaim => "reclaim",
             Cause::Migration => "migration",
             Cause::SecondWrite => "second_write",
+            Cause::Mapping => "mapping",
         }
     }
 }
@@ -63,9 +68,14 @@ impl ByCause {
     pub fn get(&self, cause: Cause) -> u64 {
         self.0[cause as usize]
     }
-    /// As a name -> count map for the summary.
+    /// As a name -> count map for the summary. `mapping` is left out while it is 0 (it
+    /// exists only with a cached mapping table; summaries without one keep their keys).
     pub fn to_map(&self) -> std::collections::BTreeMap<&'static str, u64> {
-        Cause::ALL.iter().map(|&c| (c.name(), self.get(c))).collect()
+        Cause::ALL
+            .iter()
+            .filter(|&&c| c != Cause::Mapping || self.get(c) != 0)
+            .map(|&c| (c.name(), self.get(c)))
+            .collect()
     }
 }
 

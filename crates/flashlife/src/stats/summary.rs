@@ -47,6 +47,10 @@ pub struct Summary {
     /// The DRAM data cache (`[cache]`): hits, misses, destages; present when it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<crate::host::cache::CacheSummary>,
+    /// The cached mapping table (`[mapping_cache]`): lookups, hits, translation-page work;
+    /// present when it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_cache: Option<crate::ftl::mapping_cache::MappingCacheSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
