@@ -16,6 +16,7 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+mod lru;
 pub mod run_dir;
 pub mod seeds;
 pub mod sim;

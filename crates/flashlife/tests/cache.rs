@@ -25,27 +25,6 @@ fn run_tiny(sets: &[String]) -> RunOutput {
     Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Che's approximation for Zipf(alpha) over n items and a cache of c items.
-fn che_hit_ratio(n: u64, alpha: f64, c: f64) -> f64 {
-    let w: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-alpha)).collect();
-    let z: f64 = w.iter().sum();
-    let p: Vec<f64> = w.iter().map(|x| x / z).collect();
-    let filled = |t: f64| p.iter().map(|&q| 1.0 - (-q * t).exp()).sum::<f64>();
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    while filled(hi) < c {
-        hi *= 2.0;
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if filled(mid) < c {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    p.iter().map(|&q| q * (1.0 - (-q * lo).exp())).sum()
-}
-
 /// Closed form: Che's approximation of the LRU hit ratio under the independent reference
 /// model. Zipf reads of one mapping unit (one line each) over the whole tiny drive, a cache of
 /// 1% and 5% of its units. The hit ratio is measured from request N1 to N2 (two runs of the
@@ -75,7 +54,7 @@ fn lru_hit_ratio_matches_che_approximation() {
         };
         let (n1, n2) = (100_000u64, 400_000u64);
         let got = (hits(n2) - hits(n1)) as f64 / (n2 - n1) as f64;
-        let want = che_hit_ratio(n, alpha, lines as f64);
+        let want = common::che_hit_ratio(n, alpha, lines as f64);
         println!("zipf {alpha}, {lines} of {n} lines: LRU hit ratio {got:.4}, Che {want:.4}, diff {:+.4}", got - want);
         assert!((got - want).abs() < 0.01, "alpha {alpha}, {lines} lines: {got} vs Che {want}");
     }

@@ -29,27 +29,6 @@ fn run_tiny(sets: &[String]) -> RunOutput {
     Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Che's approximation for Zipf(alpha) over n items and a cache of c items.
-fn che_hit_ratio(n: u64, alpha: f64, c: f64) -> f64 {
-    let w: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-alpha)).collect();
-    let z: f64 = w.iter().sum();
-    let p: Vec<f64> = w.iter().map(|x| x / z).collect();
-    let filled = |t: f64| p.iter().map(|&q| 1.0 - (-q * t).exp()).sum::<f64>();
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    while filled(hi) < c {
-        hi *= 2.0;
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if filled(mid) < c {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    p.iter().map(|&q| q * (1.0 - (-q * lo).exp())).sum()
-}
-
 fn logical_units() -> u64 {
     let base = ConfigBuilder::new().preset("tiny").unwrap().build().unwrap();
     flashlife::ftl::Layout::of(&base).unwrap().logical_units as u64
@@ -81,7 +60,7 @@ fn cmt_hit_ratio_matches_che_approximation() {
         };
         let (n1, n2) = (100_000u64, 400_000u64);
         let got = (hits(n2) - hits(n1)) as f64 / (n2 - n1) as f64;
-        let want = che_hit_ratio(n, alpha, entries as f64);
+        let want = common::che_hit_ratio(n, alpha, entries as f64);
         println!(
             "zipf {alpha}, {entries} of {n} entries: CMT hit ratio {got:.4}, Che {want:.4}, diff {:+.4}",
             got - want

@@ -45,6 +45,7 @@
 //! of where data is: the cache decides only the flash work and its timing.
 
 use super::*;
+use crate::lru::LruList;
 
 /// What the cached mapping table did (`summary.mapping_cache`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -111,12 +112,9 @@ pub struct MappingCache {
     per_page: u32,
     /// Per logical unit: its cache slot, or `NONE`.
     slot_of: Vec<u32>,
-    /// Per cache slot: the unit, and the LRU list's neighbours (`head` most recent).
+    /// Per cache slot: the unit, and the slots' LRU order.
     unit: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: u32,
-    tail: u32,
+    lru: LruList,
     /// One bit per logical unit: its cached entry is newer than its translation page.
     dirty: Vec<u64>,
     /// Per translation page: dirty cached entries.
@@ -137,10 +135,7 @@ impl MappingCache {
             per_page,
             slot_of: vec![NONE; logical_units as usize],
             unit: Vec::with_capacity(capacity as usize),
-            prev: Vec::with_capacity(capacity as usize),
-            next: Vec::with_capacity(capacity as usize),
-            head: NONE,
-            tail: NONE,
+            lru: LruList::new(0, capacity),
             dirty: vec![0; (logical_units as usize).div_ceil(64)],
             dirty_in_page: vec![0; pages as usize],
             pending: Vec::new(),
@@ -187,32 +182,6 @@ impl MappingCache {
         }
     }
 
-    fn unlink(&mut self, s: u32) {
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
-        if p == NONE {
-            self.head = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NONE {
-            self.tail = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        self.prev[s as usize] = NONE;
-        self.next[s as usize] = self.head;
-        if self.head != NONE {
-            self.prev[self.head as usize] = s;
-        }
-        self.head = s;
-        if self.tail == NONE {
-            self.tail = s;
-        }
-    }
-
     /// Translation page `t` was written with every cached entry it covers: they are clean.
     /// Returns how many were dirty.
     pub fn clean_page(&mut self, t: u32) -> u32 {
@@ -240,10 +209,7 @@ impl MappingCache {
         let s = self.slot_of[lpn as usize];
         if s != NONE {
             self.counters.hits += 1;
-            if s != self.head {
-                self.unlink(s);
-                self.push_front(s);
-            }
+            self.lru.touch(s);
             if write {
                 self.set_dirty(lpn);
             }
@@ -253,13 +219,12 @@ impl MappingCache {
         let mut writeback = None;
         let s = if (self.unit.len() as u32) < self.capacity {
             self.unit.push(lpn);
-            self.prev.push(NONE);
-            self.next.push(NONE);
+            self.lru.add_slot();
             self.unit.len() as u32 - 1
         } else {
-            let s = self.tail;
+            let s = self.lru.tail();
             let old = self.unit[s as usize];
-            self.unlink(s);
+            self.lru.unlink(s);
             self.slot_of[old as usize] = NONE;
             if self.is_dirty(old) {
                 self.counters.dirty_evictions += 1;
@@ -272,7 +237,7 @@ impl MappingCache {
             s
         };
         self.slot_of[lpn as usize] = s;
-        self.push_front(s);
+        self.lru.push_front(s);
         if write {
             self.set_dirty(lpn);
         }

@@ -26,6 +26,7 @@ use crate::error::Result;
 use crate::flash::FlashArray;
 use crate::ftl::trim::TrimCounters;
 use crate::ftl::Ftl;
+use crate::lru::LruList;
 use crate::stats::FlashCounters;
 use crate::timing::{Scheduler, Transaction};
 
@@ -100,11 +101,8 @@ pub struct CachedDrive {
     tag: Vec<u32>,
     valid: Vec<u64>,
     dirty: Vec<u64>,
-    /// LRU list over slots: `head` most recently used, `tail` least.
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: u32,
-    tail: u32,
+    /// The slots' LRU order.
+    lru: LruList,
     /// Slots holding nothing.
     free: Vec<u32>,
     counts: Counts,
@@ -138,10 +136,7 @@ impl CachedDrive {
             tag: vec![NONE; n],
             valid: vec![0; n],
             dirty: vec![0; n],
-            prev: vec![NONE; n],
-            next: vec![NONE; n],
-            head: NONE,
-            tail: NONE,
+            lru: LruList::new(n as u32, n as u32),
             free: (0..lines).rev().collect(),
             counts: Counts::default(),
             versions,
@@ -166,40 +161,6 @@ impl CachedDrive {
             destaged_units: c.destaged_units,
             host_units_written: c.host_units,
             dirty_units_at_end: self.dirty.iter().map(|d| d.count_ones() as u64).sum(),
-        }
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
-        if p == NONE {
-            self.head = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NONE {
-            self.tail = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        self.prev[s as usize] = NONE;
-        self.next[s as usize] = self.head;
-        if self.head != NONE {
-            self.prev[self.head as usize] = s;
-        }
-        self.head = s;
-        if self.tail == NONE {
-            self.tail = s;
-        }
-    }
-
-    #[inline]
-    fn touch(&mut self, s: u32) {
-        if self.head != s {
-            self.unlink(s);
-            self.push_front(s);
         }
     }
 
@@ -234,9 +195,9 @@ impl CachedDrive {
         let (s, done) = match self.free.pop() {
             Some(s) => (s, ready),
             None => {
-                let s = self.tail;
+                let s = self.lru.tail();
                 let done = self.destage(s, ready);
-                self.unlink(s);
+                self.lru.unlink(s);
                 self.slot_of[self.tag[s as usize] as usize] = NONE;
                 (s, done)
             }
@@ -245,7 +206,7 @@ impl CachedDrive {
         self.valid[s as usize] = 0;
         self.dirty[s as usize] = 0;
         self.slot_of[line as usize] = s;
-        self.push_front(s);
+        self.lru.push_front(s);
         (s, done)
     }
 }
@@ -281,7 +242,7 @@ impl Drive for CachedDrive {
                 s = slot;
             } else {
                 self.counts.write_hits += 1;
-                self.touch(s);
+                self.lru.touch(s);
             }
             self.valid[s as usize] |= m;
             self.dirty[s as usize] |= m;
@@ -326,7 +287,7 @@ impl Drive for CachedDrive {
             from_dram += have.count_ones() as u64;
             if have == m {
                 self.counts.read_hits += 1;
-                self.touch(s);
+                self.lru.touch(s);
                 continue;
             }
             self.counts.read_misses += 1;
@@ -339,7 +300,7 @@ impl Drive for CachedDrive {
             }
             // Keep what was read; a dirty line evicted for it is destaged in the background.
             let s = if s == NONE { self.allocate(line, ready).0 } else { s };
-            self.touch(s);
+            self.lru.touch(s);
             let fill = m & !self.valid[s as usize];
             self.valid[s as usize] |= m;
             if let Some(v) = &mut self.versions {
@@ -365,7 +326,7 @@ impl Drive for CachedDrive {
                 self.valid[s as usize] &= !m;
                 self.dirty[s as usize] &= !m;
                 if self.valid[s as usize] == 0 {
-                    self.unlink(s);
+                    self.lru.unlink(s);
                     self.slot_of[line as usize] = NONE;
                     self.tag[s as usize] = NONE;
                     self.free.push(s);

@@ -115,3 +115,26 @@ pub fn greedy_wa(op: f64, b: u32) -> f64 {
     }
     b as f64 / (b as f64 - lo)
 }
+
+/// Che's approximation of an LRU cache's hit ratio for Zipf(alpha) requests over n items and
+/// a cache of c items (Che, Tung and Wang, 2002): the characteristic time t solves
+/// sum(1 - exp(-p_k t)) = c, and the hit ratio is sum(p_k (1 - exp(-p_k t))).
+pub fn che_hit_ratio(n: u64, alpha: f64, c: f64) -> f64 {
+    let w: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-alpha)).collect();
+    let z: f64 = w.iter().sum();
+    let p: Vec<f64> = w.iter().map(|x| x / z).collect();
+    let filled = |t: f64| p.iter().map(|&q| 1.0 - (-q * t).exp()).sum::<f64>();
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while filled(hi) < c {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if filled(mid) < c {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    p.iter().map(|&q| q * (1.0 - (-q * lo).exp())).sum()
+}
