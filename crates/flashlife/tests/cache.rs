@@ -129,13 +129,7 @@ fn cache_configuration() {
     let text = common::config(&[]).to_toml();
     assert!(!text.contains("[cache]"), "{text}");
     assert!(common::config(&["cache.size_bytes=1048576"]).to_toml().contains("[cache]"));
-    let err = |sets: &[&str]| {
-        let mut b = ConfigBuilder::new();
-        for s in sets {
-            b = b.set(s).unwrap();
-        }
-        b.build().and_then(Simulator::new).map(|_| ()).unwrap_err().to_string()
-    };
+    let err = common::config_error;
     let e = err(&["cache.line_bytes=65536"]);
     assert!(e.contains("cache.size_bytes") && e.contains("cache.line_bytes"), "{e}");
     let e = err(&["cache.size_bytes=1048576", "cache.line_bytes=1000"]);

@@ -236,13 +236,7 @@ fn mapping_cache_configuration() {
     let text = common::config(&[]).to_toml();
     assert!(!text.contains("mapping_cache"), "{text}");
     assert!(common::config(&["mapping_cache.size_bytes=4096"]).to_toml().contains("[mapping_cache]"));
-    let err = |sets: &[&str]| {
-        let mut b = ConfigBuilder::new();
-        for s in sets {
-            b = b.set(s).unwrap();
-        }
-        b.build().and_then(Simulator::new).map(|_| ()).unwrap_err().to_string()
-    };
+    let err = common::config_error;
     let e = err(&["mapping_cache.entry_bytes=8"]);
     assert!(e.contains("mapping_cache.size_bytes"), "{e}");
     let e = err(&["mapping_cache.size_bytes=4096", "mapping_cache.entry_bytes=3"]);

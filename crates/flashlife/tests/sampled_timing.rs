@@ -144,13 +144,7 @@ fn a_run_to_death_samples_by_life_used() {
 /// Keys of a section that is off, and sampling without timing, are refused.
 #[test]
 fn sampling_errors_name_the_key() {
-    let err = |sets: &[&str]| {
-        let mut b = flashlife::ConfigBuilder::new();
-        for s in sets {
-            b = b.set(s).unwrap();
-        }
-        b.build().and_then(flashlife::Simulator::new).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let err = common::config_error;
     assert!(err(&["sampling.enabled=true", "ftl.timing=false"]).contains("ftl.timing = false"));
     assert!(err(&["sampling.every=\"1%\""]).contains("sampling.enabled"));
     assert!(err(&["sampling.enabled=true", "sampling.every=\"200%\""]).contains("sampling.every"));

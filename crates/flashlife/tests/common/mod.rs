@@ -59,6 +59,19 @@ pub fn run_preset(preset: &str, sets: &[&str]) -> RunOutput {
     Simulator::new(preset_config(preset, sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The error building and starting a simulator from `key=value` overrides gives (panics if
+/// there is none): for tests of configuration errors.
+pub fn config_error(sets: &[&str]) -> String {
+    let mut b = ConfigBuilder::new();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    match b.build().and_then(Simulator::new) {
+        Ok(_) => panic!("{sets:?} should be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Run a configuration with its own workload.
 pub fn run(sets: &[&str]) -> RunOutput {
     Simulator::new(config(sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
