@@ -317,9 +317,10 @@ mod tests {
         assert!(load::<S>(&p).unwrap_err().to_string().contains("not a flashlife checkpoint"));
 
         let mut other = full.clone();
-        other[16] = 9; // format version
+        let foreign = FORMAT_VERSION + 1;
+        other[16..20].copy_from_slice(&foreign.to_le_bytes()); // format version
         std::fs::write(&p, &other).unwrap();
-        assert!(load::<S>(&p).unwrap_err().to_string().contains("format 9"));
+        assert!(load::<S>(&p).unwrap_err().to_string().contains(&format!("format {foreign}")));
 
         let mut other = full.clone();
         let v = 16 + 4 + 2;
