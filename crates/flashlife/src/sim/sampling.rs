@@ -75,8 +75,7 @@ pub(super) struct Sampler {
     device_ns: u128,
     ff_busy_ns: u64,
     windows: Vec<Window>,
-    /// Requests issued with timing off, and timed (warm-up and measured).
-    fast_forward_requests: u64,
+    /// Requests timed (warm-up and measured); the rest of the run's went in fast-forward.
     timed_requests: u64,
 }
 
@@ -106,7 +105,6 @@ impl Sampler {
             device_ns: 0,
             ff_busy_ns: 0,
             windows: Vec::new(),
-            fast_forward_requests: 0,
             timed_requests: 0,
         };
         if sampler.warmup == 0 {
@@ -126,9 +124,7 @@ impl Sampler {
 
     /// A request was issued.
     pub fn issued(&mut self) {
-        if self.phase == Phase::FastForward {
-            self.fast_forward_requests += 1;
-        } else {
+        if self.phase != Phase::FastForward {
             self.timed_requests += 1;
         }
     }
@@ -168,17 +164,17 @@ impl Sampler {
                 end.saturating_sub(self.windows[i].start_request) as f64
             })
             .collect();
-        let est = |pick: fn(&Window) -> Dist| -> LatencyEstimate {
-            let dists: Vec<Dist> = self.windows.iter().map(pick).collect();
-            estimate(&weights.iter().copied().zip(dists.iter()).collect::<Vec<_>>())
+        let est = |dists: &[&Dist]| -> LatencyEstimate {
+            estimate(&weights.iter().copied().zip(dists.iter().copied()).collect::<Vec<_>>())
         };
+        let merged: Vec<Dist> = self.windows.iter().map(|w| Dist::merged(&w.read, &w.write)).collect();
         let windows = self
             .windows
             .iter()
             .zip(&weights)
+            .zip(&merged)
             .enumerate()
-            .map(|(i, (w, &weight))| {
-                let all = Dist::merged(&w.read, &w.write);
+            .map(|(i, ((w, &weight), all))| {
                 let span = w.end_ns.saturating_sub(w.start_ns) as f64 / 1e9;
                 WindowSummary {
                     index: i as u32,
@@ -201,12 +197,12 @@ impl Sampler {
             window_requests: self.window,
             measured_requests: self.windows.iter().map(|w| w.read.count() + w.write.count()).sum(),
             timed_requests: self.timed_requests,
-            fast_forward_requests: self.fast_forward_requests,
+            fast_forward_requests: requests - self.timed_requests,
             confidence: CONFIDENCE,
             estimate: SampledLatency {
-                read: est(|w| w.read.clone()),
-                write: est(|w| w.write.clone()),
-                all: est(|w| Dist::merged(&w.read, &w.write)),
+                read: est(&self.windows.iter().map(|w| &w.read).collect::<Vec<_>>()),
+                write: est(&self.windows.iter().map(|w| &w.write).collect::<Vec<_>>()),
+                all: est(&merged.iter().collect::<Vec<_>>()),
             },
             windows,
         }
