@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import flashlife
-from flashlife.reproduce import TLC_3D
+from flashlife.reproduce.readrelax import TLC_3D
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TRACE = ROOT.parent / "shared" / "traces" / "mqsim" / "wsrch-small.trace"

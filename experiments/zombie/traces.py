@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 import flashlife
-from flashlife.reproduce import ZOMBIE_TRACES
+from flashlife.reproduce.zombienand import ZOMBIE_TRACES
 
 HERE = Path(__file__).resolve().parent
 TRACES = HERE.parent.parent.parent / "shared" / "traces"

@@ -1,0 +1,206 @@
+"""`flashlife reproduce`: the five papers' experiments from the installed package.
+
+Each paper's experiments are sweeps (`flashlife.sweep`) over presets and workloads that the
+configuration expresses (synthetic generators, periodic commands, mixes, traces); the report
+puts our numbers beside the paper's (quoted from its text, with the figure or table they come
+from), names the setup differences and draws the figures. Every number under "ours" comes
+from the runs of this call: nothing is tuned to a paper's number.
+
+    flashlife reproduce salvage --scale quick --out out/salvage
+    flashlife.reproduce("all", scale="quick", out_dir="out/all")
+    flashlife reproduce all --scale quick --out out/queued --scheduler queued
+
+Scales: `quick` (CI: scaled drives, a few points; each paper well under a minute on two
+cores), `paper` (the papers' drives and grids: minutes to hours), `smoke` (smaller still, for
+the test suite only). Traces come from `traces=` / `--traces`, else `$FLASHLIFE_TRACES`, else
+`../shared/traces`; the parts that need an absent trace are skipped with a message in the
+report. `scheduler` (`--scheduler`) sets `timing.scheduler` in every run of the reproduction
+(`reservation`, the default, or `queued`); the report names it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _core
+from .._util import write_atomic
+from ._common import (
+    OUTPUTS,
+    SCALES,
+    SCHEDULERS,
+    Context,
+    PaperReport,
+    Reproduction,
+    Section,
+    default_traces,
+    pyplot,
+)
+from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15
+from .readrelax import readrelax_hints, readrelax_longterm
+from .reusable import reusable_fig7
+from .salvage import salvage_fig4
+from .zombienand import zombie_fig3, zombie_fig5
+
+
+@dataclass(frozen=True)
+class _Paper:
+    title: str
+    source: str
+    sections: tuple[Callable[[Context], Section], ...]
+
+
+PAPERS: dict[str, _Paper] = {
+    "zombienand": _Paper(
+        "ZombieNAND: Resurrecting Dead NAND Flash for Improved SSD Longevity "
+        "(Wilson, Jung, Kandemir, MASCOTS 2014)",
+        "papers/000; docs/techniques/zombienand.md",
+        (zombie_fig3, zombie_fig5),
+    ),
+    "reusable": _Paper(
+        "Write Once, Get 50% Free: Saving SSD Erase Costs Using WOM Codes "
+        "(Yadgar, Yaakobi, Schuster, FAST '15)",
+        "papers/001; docs/techniques/reusable-ssd.md",
+        (reusable_fig7,),
+    ),
+    "salvage": _Paper(
+        "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
+        "(Moon, Kang, Lee, Kim)",
+        "papers/002; docs/techniques/salvage.md",
+        (salvage_fig4,),
+    ),
+    "ftpassd": _Paper(
+        "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
+        "(Lee et al., IEEE Access 2020)",
+        "papers/003; docs/techniques/ft-passd.md",
+        (ftpassd_fig14, ftpassd_fig13, ftpassd_fig15),
+    ),
+    "readrelax": _Paper(
+        "Prolonging 3D NAND SSD Lifetime via Read Latency Relaxation "
+        "(Liu, Lee, Jung, Kandemir, Choi; extended abstract)",
+        "papers/004; docs/techniques/read-relaxation.md",
+        (readrelax_longterm, readrelax_hints),
+    ),
+}
+
+
+def _table(columns: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return out
+
+
+def _markdown(rep: Reproduction, traces: Path, have_plt: bool) -> str:
+    names = ", ".join(p.name for p in rep.papers)
+    lines = [
+        f"# flashlife reproduce: {names}",
+        "",
+        f"flashlife {_core.__version__}, scale `{rep.scale}`, scheduler `{rep.scheduler}` "
+        f"(`timing.scheduler` of every run), "
+        f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}, "
+        f"{rep.seconds:.1f} s wall; traces from `{traces}`"
+        + ("" if traces.is_dir() else " (not found: the parts that need traces are skipped)")
+        + ".",
+        "",
+        "Every number under *ours* comes from the runs of this command (their results are in `data/`, one "
+        "sweep folder each with `results.csv`); the paper's numbers are quoted from its text, with the "
+        "figure or section they come from. Nothing is tuned to match them.",
+    ]
+    if not have_plt:
+        lines += ["", "No figures: matplotlib is not installed (`pip install 'flashlife[plot]'`)."]
+    for p in rep.papers:
+        lines += ["", f"## {p.name}: {p.title}", "", f"Source: {p.source}. {p.seconds:.1f} s.", ""]
+        for s in p.sections:
+            lines += [f"### {s.title}", ""]
+            if s.paper:
+                lines += ["Paper:", ""] + [f"- {q}" for q in s.paper] + [""]
+            if s.setup:
+                lines += ["Setup differences:", ""] + [f"- {q}" for q in s.setup] + [""]
+            if s.skipped:
+                lines += [f"**Skipped:** {s.skipped}.", ""]
+                continue
+            lines += ["Ours:", ""] + _table(s.columns, s.rows) + [""]
+            for caption, cols, rows in s.extra:
+                lines += [f"{caption}:", ""] + _table(cols, rows) + [""]
+            lines += [n + "\n" for n in s.notes]
+            if s.figure:
+                lines += [f"![{s.title}]({s.figure})", ""]
+            lines += [f"({s.seconds:.1f} s; data in `data/{p.name}/`.)", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _prepare(out: Path, overwrite: bool) -> None:
+    """Refuse a folder that holds anything unless `overwrite`; then remove only our outputs."""
+    if out.exists() and not out.is_dir():
+        raise _core.FlashlifeError(f"reproduce: {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise _core.FlashlifeError(
+                f"reproduce: {out} is not empty (it holds an earlier report or other files); give another "
+                "--out, or --overwrite (overwrite=True) to replace its report, figures and data"
+            )
+        for name in OUTPUTS:
+            p = out / name
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def reproduce(
+    paper: str = "all",
+    scale: str = "quick",
+    out_dir: str | os.PathLike = "reproduce",
+    *,
+    traces: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    jobs: int | None = None,
+    log: Callable[[str], None] | None = None,
+    scheduler: str = "reservation",
+) -> Reproduction:
+    """Run a paper's experiments (or `"all"`) and write `out_dir/report.md`, `figures/*.png`
+    and `data/` (each sweep's folder with its `results.csv`).
+
+    paper: `zombienand`, `reusable`, `salvage`, `ftpassd`, `readrelax` or `all`; scale:
+    `quick` (CI), `paper` (the papers' setups) or `smoke` (tests); traces: the traces folder
+    (default `$FLASHLIFE_TRACES`, else `../shared/traces`); a folder that is not empty is
+    refused unless `overwrite` (then only `report.md`, `figures/` and `data/` are replaced);
+    jobs: runs at a time (default: 2, or 1 on a one-core machine); scheduler:
+    `timing.scheduler` of every run (`reservation`, the default, or `queued`).
+    Returns a `Reproduction` (the report's path, every section's table as numbers).
+    """
+    if paper != "all" and paper not in PAPERS:
+        raise ValueError(f"reproduce: paper must be one of {', '.join([*PAPERS, 'all'])}, not {paper!r}")
+    if scale not in SCALES:
+        raise ValueError(f"reproduce: scale must be one of {', '.join(SCALES)}, not {scale!r}")
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"reproduce: scheduler must be one of {', '.join(SCHEDULERS)}, not {scheduler!r}")
+    out = Path(out_dir)
+    _prepare(out, overwrite)
+    tr = Path(traces) if traces is not None else default_traces()
+    jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+    say = log or (lambda _msg: None)
+    started = time.perf_counter()
+    names = list(PAPERS) if paper == "all" else [paper]
+    reports = []
+    for name in names:
+        spec = PAPERS[name]
+        ctx = Context(name, scale, out, tr, max(1, jobs), say, scheduler)
+        t0 = time.perf_counter()
+        sections = []
+        for fn in spec.sections:
+            t = time.perf_counter()
+            sec = fn(ctx)
+            sec.seconds = time.perf_counter() - t
+            sections.append(sec)
+            say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
+        reports.append(PaperReport(name, spec.title, spec.source, sections, time.perf_counter() - t0))
+    rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started, scheduler)
+    write_atomic(rep.report, _markdown(rep, tr, pyplot() is not None))
+    return rep

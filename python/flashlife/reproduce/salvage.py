@@ -1,0 +1,229 @@
+"""Runtime bad-block salvage (Moon, Kang, Lee, Kim): Figure 4."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ._common import Context, Section, num, pct, pyplot, ratio, save_figure
+
+PAPER_RBERS = [1e-12, 5e-12, 1e-11, 3e-11, 5e-11, 1e-10]
+
+
+def expected_bad_block_ratio(rber: float, page_bits: int, sigma: float, pages_per_block: int) -> float:
+    """The lognormal page-error model's bad-block ratio in closed form (docs/techniques/salvage.md):
+    mode = 1 - (1 - RBER)^bits, E[L] = mode exp(1.5 sigma^2), ratio = 1 - (1 - E[L])^pages."""
+    mode = -math.expm1(page_bits * math.log1p(-rber))
+    mean = mode * math.exp(1.5 * sigma * sigma)
+    return -math.expm1(pages_per_block * math.log1p(-mean))
+
+
+def _salvage_fig4(
+    ctx: Context, key: str, workload: dict[str, Any] | None, label: str
+) -> tuple[pd.DataFrame, float]:
+    # Traces stay on the scaled drive at every scale (each trace is far smaller than the drive).
+    preset = (
+        "salvage-small"
+        if workload is not None
+        else ctx.pick("salvage-small", "salvage-small", "salvage-table1")
+    )
+    dw = ctx.pick("0.05dw", "0.05dw", "0.5dw" if workload is None else "0.25dw")
+    base = {
+        "ftl.precondition_drive_writes": 0.5,
+        "host.queue_depth": 1,
+        "run.progress": "off",
+    }
+    if ctx.scale == "smoke":
+        base["geometry.blocks_per_plane"] = 128
+    wl = workload or {"read_ratio": 0.3}
+    pilot = ctx.run(
+        preset,
+        wl,
+        until=f"writes:{dw}",
+        overrides={**base, "failures.model": "injected", "ftl.timing": False},
+    )
+    exposure = pilot.summary["lifetime"]["erase_count"]["mean"] + 1.0
+    if workload is None:
+        rbers = ctx.pick([1e-12, 1e-10], PAPER_RBERS, PAPER_RBERS)
+    else:
+        rbers = ctx.pick([1e-12, 1e-10], [1e-12, 3e-11, 1e-10], PAPER_RBERS)
+    df = ctx.sweep(
+        key,
+        preset,
+        grid={"failures.rber": rbers, "failures.on_program_failure": ["retire_block", "skip_page"]},
+        workloads={label: wl},
+        seeds=ctx.pick([1], [1], [1, 2, 3]),
+        until=f"writes:{dw}",
+        overrides={**base, "failures.exposure": exposure},
+    )
+    return df, exposure
+
+
+def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: str) -> None:
+    page_bits = cfg["flash"]["page_size"] * 8
+    ppb = cfg["geometry"]["pages_per_block"]
+    sigma = cfg["failures"]["sigma"]
+    for rber in sorted(df["failures.rber"].unique()):
+        sel = df[df["failures.rber"] == rber]
+        norms = []
+        for seed in sorted(sel["seed"].unique()):
+            b = sel[(sel["seed"] == seed) & (sel["failures.on_program_failure"] == "retire_block")].iloc[0]
+            v = sel[(sel["seed"] == seed) & (sel["failures.on_program_failure"] == "skip_page")].iloc[0]
+            norms.append(
+                {
+                    "bb_base": b["failures.bad_block_ratio"],
+                    "bb_salvage": v["failures.bad_block_ratio"],
+                    "latency": ratio(v["latency_us.all.mean"], b["latency_us.all.mean"]),
+                    "throughput": ratio(v["throughput.iops"], b["throughput.iops"]),
+                    "wa": ratio(v["write_amplification"], b["write_amplification"]),
+                    "vpv_base": b["gc.mean_valid_per_victim"],
+                    "vpv_salvage": v["gc.mean_valid_per_victim"],
+                }
+            )
+        n = pd.DataFrame(norms).mean()
+        expect = expected_bad_block_ratio(rber, page_bits, sigma, ppb)
+        s.data.append(
+            {
+                "workload": label,
+                "rber": rber,
+                "expected_bad_block_ratio": expect,
+                **n.to_dict(),
+                "seeds": len(norms),
+            }
+        )
+        s.rows.append(
+            [
+                label,
+                f"{rber:.0e}",
+                f"{100 * n.bb_base:.3f}% / {100 * n.bb_salvage:.3f}%",
+                f"{100 * expect:.3f}%",
+                num(n.latency),
+                num(n.throughput),
+                num(n.wa),
+                f"{num(n.vpv_base, '.1f')} / {num(n.vpv_salvage, '.1f')}",
+                str(len(norms)),
+            ]
+        )
+
+
+def salvage_fig4(ctx: Context) -> Section:
+    s = Section(
+        "fig4",
+        "Figure 4: salvage against the baseline across the RBER inputs",
+        paper=[
+            '"Experimental results show a 26.3% reduction in latency and a 25.6% increase in throughput '
+            'compared to the baseline at a conservative bad block ratio of 0.45%." (Abstract; Figure 4)',
+            '"We chose σ and μ to evaluate it based on realistic bad block ratios from 0.01% to 1.5%" '
+            "(Section III)",
+        ],
+    )
+    s.setup = [
+        'Baseline `failures.on_program_failure = "retire_block"` against salvage `"skip_page"`, same '
+        "drive, workload and seed. Steady state first (fill + 0.5 drive writes of uniform random overwrite "
+        "in fast-forward), then a uniform random mix (30% reads, 16 KiB) at host queue depth 1 with timing. "
+        "The paper replays Alibaba, MSR and VDI traces (see the trace table below).",
+        "Failure exposure (`failures.exposure`, programs a page gets over the experiment) from a pilot "
+        "run without failures in fast-forward: mean erases per block + 1 (our calibration; the paper gives "
+        "the lognormal and the RBERs, not how a page's level becomes program failures over time).",
+        "Normalised = salvage / baseline; bad blocks count every block that ever had a failed program, "
+        "preconditioning included; closed form = the model's expected bad-block ratio.",
+    ]
+    if ctx.scale == "paper":
+        s.setup.append(
+            "Drive: `salvage-table1` (Table I), 0.5 drive writes, seeds 1-3 (mean); the traces on "
+            "`salvage-small` (Table I blocks and timing, 4,096 blocks), 0.25 drive writes."
+        )
+    else:
+        s.setup.append(
+            "Drive: `salvage-small` (Table I blocks and timing, 4,096 blocks)"
+            + (" cut to 1,024 blocks (smoke)" if ctx.scale == "smoke" else "")
+            + ", 0.05 drive writes after the steady state, one seed, "
+            + ("RBERs 1e-12 and 1e-10" if ctx.scale == "smoke" else "the six RBERs (three on the trace)")
+            + ": a few bad blocks, so single-seed numbers are noisy (Poisson: ± 25% at 0.45%)."
+        )
+    s.columns = [
+        "workload",
+        "RBER",
+        "bad blocks base / salvage",
+        "closed form",
+        "latency",
+        "throughput",
+        "WA",
+        "valid pages per victim base / salvage",
+        "seeds",
+    ]
+    df, exposure = _salvage_fig4(ctx, "fig4_synthetic", None, "synthetic mix")
+    preset = ctx.pick("salvage-small", "salvage-small", "salvage-table1")
+    cfg = ctx.resolve(preset)
+    s.notes.append(f"Exposure from the pilot: {exposure:.2f} programs per page.")
+    _salvage_rows(s, df, cfg, "synthetic mix")
+    # Real traces (Figure 4 is over four traces): the MSR / UMass samples beside the checkout.
+    names = ctx.pick(
+        [],
+        [("hm_0", "msr/hm_0-window.csv")],
+        [
+            ("web_0", "msr/web_0-first100k.csv.gz"),
+            ("rsrch_1", "msr/rsrch_1.csv"),
+            ("hm_0", "msr/hm_0-window.csv"),
+            ("Financial1", "umass/Financial1-first10k.ascii"),
+        ],
+    )
+    missing = []
+    for name, rel in names:
+        p = ctx.trace(rel)
+        if p is None:
+            missing.append(rel)
+            continue
+        wl = {"kind": "trace", "trace": {"path": str(p), "loops": 0, "time_scale": 0.1}}
+        tdf, texp = _salvage_fig4(ctx, f"fig4_{name}", wl, name)
+        _salvage_rows(s, tdf, cfg, name)
+        s.notes.append(
+            f"{name}: replayed endlessly, timestamps 10x faster, folded modulo; exposure {texp:.2f}."
+        )
+    beside = [
+        [
+            f"{d['workload']}, RBER {d['rber']:.0e} ({100 * d['bb_base']:.2f}% bad blocks)",
+            "-26.3% / +25.6% at 0.45%",
+            f"{pct(d['latency'] - 1)} / {pct(d['throughput'] - 1)}",
+        ]
+        for d in s.data
+        if d["rber"] == 3e-11
+    ]
+    if beside:
+        s.extra.append(("Beside the paper", ["point", "paper: latency / throughput", "ours"], beside))
+    if missing:
+        s.notes.append(f"Traces skipped (not found under {ctx.traces}): {', '.join(missing)}.")
+    if names and not missing:
+        s.notes.append(
+            "On replayed timestamps (open loop) throughput is the trace's arrival rate whenever the drive "
+            "keeps up, so it stays 1.000; the paper's throughput gain implies a saturated replay."
+        )
+    plt = pyplot()
+    if plt is not None:
+        d = pd.DataFrame(s.data)
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+        for ax, col, title in (
+            (axes[0], "latency", "normalised mean latency"),
+            (axes[1], "throughput", "normalised throughput"),
+            (axes[2], "vpv_base", "valid pages per GC victim"),
+        ):
+            for wl, g in d.groupby("workload", sort=False):
+                ax.plot(
+                    g["rber"],
+                    g[col],
+                    marker="o",
+                    label=f"{wl}" + (" (baseline)" if col == "vpv_base" else ""),
+                )
+                if col == "vpv_base":
+                    ax.plot(g["rber"], g["vpv_salvage"], marker="x", ls="--", label=f"{wl} (salvage)")
+            ax.set_xscale("log")
+            ax.set_xlabel("RBER")
+            ax.set_title(title)
+            if col != "vpv_base":
+                ax.axhline(1.0, color="k", lw=0.8)
+            ax.legend(fontsize=7)
+        save_figure(ctx, s, fig)
+    return s
