@@ -85,6 +85,33 @@ def test_zombienand_tables(everything: Reproduction) -> None:
     if (TRACES / "umass/Financial1-first10k.ascii").is_file():
         s = _check_section(everything, "zombienand", "fig5", 1)  # Fin1, TLC, 30% reserve
         assert s.data[0]["ratio"] > 0
+        s = _check_section(everything, "zombienand", "fig6", 1)  # the same runs over their lives
+        assert math.isfinite(s.data[0]["while_baseline_lives"])
+
+
+def test_zombienand_life_axis() -> None:
+    """Figure 6's axis: the baseline's death is 100, the zombie drive's 200, linear between
+    and before; each interval carries the requests it completed (its weight)."""
+    import pandas as pd
+
+    from flashlife.reproduce.zombienand import _life_axis, _weighted_mean
+
+    ts = pd.DataFrame(
+        {
+            "time_s": [1.0, 2.0, 4.0, 5.0],
+            "host_bytes_written": [25.0, 50.0, 100.0, 300.0],
+            "mean_latency_us": [10.0, 20.0, 30.0, 40.0],
+            "iops": [100.0, 100.0, 50.0, 0.0],
+        }
+    )
+    z = _life_axis(ts, base_bytes=100.0, own_bytes=300.0)
+    assert list(z["life"]) == [25.0, 50.0, 100.0]  # the idle last interval carries no request
+    assert list(z["requests"]) == [100.0, 100.0, 100.0]
+    assert _weighted_mean(z) == 20.0
+    ts.loc[3, "iops"] = 100.0
+    assert list(_life_axis(ts, 100.0, 300.0)["life"]) == [25.0, 50.0, 100.0, 200.0]
+    # A drive that did not outlive the baseline stays on 0-100.
+    assert _life_axis(ts, 300.0, 300.0)["life"].max() == 100.0
 
 
 def test_reusable_tables(everything: Reproduction) -> None:

@@ -104,6 +104,9 @@ class Context:
         self.traces = traces
         self.jobs = jobs
         self.log = log
+        #: Results one section computes and a later one of the same paper reads (e.g. the trace
+        #: sweeps behind ZombieNAND's Figures 5 and 6), by key.
+        self.shared: dict[str, Any] = {}
 
     @property
     def quick(self) -> bool:

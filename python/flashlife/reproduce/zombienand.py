@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from ..sweep import load_timeseries
 from ._common import GIB, Context, Section, num, pyplot, save_figure
 
 #: CI scale of the synthetic grid: 32-page blocks, every endurance / 10 (tests/zombie.rs).
@@ -41,7 +44,7 @@ ZOMBIE_TRACES = [
 
 def _zombie_pairs(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Baseline (retire) and zombie (drop_bit) rows side by side, one row per point."""
-    cols = [*keys, "lifetime.host_bytes_written", "latency_us.all.mean", "lifetime.mode_switches"]
+    cols = [*keys, "point", "lifetime.host_bytes_written", "latency_us.all.mean", "lifetime.mode_switches"]
     b = df[df["flash.end_of_life"] == "retire"][cols]
     z = df[df["flash.end_of_life"] == "drop_bit"][cols]
     m = b.merge(z, on=keys, suffixes=("_base", "_zombie"))
@@ -173,30 +176,31 @@ def _raw_bytes(cfg: Mapping[str, Any]) -> int:
     return dies * g["blocks_per_plane"] * g["pages_per_block"] * cfg["flash"]["page_size"]
 
 
-def zombie_fig5(ctx: Context) -> Section:
-    s = Section(
-        "fig5",
-        "Figures 5 and 6: lifetime and latency on traces",
-        paper=[
-            '"for TLC drives it can extend the lifetime from 20% to over 11 times for traces" and '
-            '"For MLC drives this lifetime extension ranges from 73% to 375%" (Section I; Figure 5)',
-            '"never hurts the lifetime ... over sixty trace-driven runs" (Section I)',
-        ],
-    )
+_TRACE_SETUP = (
+    "Traces replayed in a loop (`workload.trace.loops = 0`), closed loop (timestamps ignored), their "
+    'first distinct addresses folded onto half the raw drive (`fold = "remap_first"`; the paper kept '
+    "the first 512 MB of unique addresses for its 1 GB drive), on `{baseline,zombie}-trace-{tlc,mlc}`, "
+    "until death, timing on. The paper's UMass WebSearch and SNIA traces are not all available: we use "
+    "the traces beside the checkout."
+)
+
+
+def _trace_runs(ctx: Context) -> dict[str, Any]:
+    """The trace sweeps behind Figures 5 and 6 (baseline and zombie, each trace, mode and
+    reserve, to death), run once per reproduction: `pairs` (one row per point, baseline and
+    zombie side by side, with each one's sweep point), `dirs` (mode -> the sweep's folder),
+    `setup`, `notes`, `modes`, `reserves`, or `skipped`."""
+    if "traces" in ctx.shared:
+        return ctx.shared["traces"]
     names = ctx.pick(["Fin1"], ["Fin1"], [n for n, _ in ZOMBIE_TRACES])
     modes = ctx.pick(["tlc"], ["tlc", "mlc"], ["tlc", "mlc"])
     reserves = ctx.pick([0.3], [0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     sets: dict[str, Any] = dict(ZOMBIE_TRACE_SMALL) if ctx.quick else {}
     sets.update({"run.progress": "off", "stats.interval": "0.25dw"})
-    s.setup = [
-        "Traces replayed in a loop (`workload.trace.loops = 0`), closed loop (timestamps ignored), their "
-        'first distinct addresses folded onto half the raw drive (`fold = "remap_first"`; the paper kept '
-        "the first 512 MB of unique addresses for its 1 GB drive), on `{baseline,zombie}-trace-{tlc,mlc}`, "
-        "until death, timing on. The paper's UMass WebSearch and SNIA traces are not all available: we use "
-        "the traces beside the checkout.",
-    ]
+    out: dict[str, Any] = {"setup": [_TRACE_SETUP], "notes": [], "modes": modes, "reserves": reserves}
+    ctx.shared["traces"] = out
     if ctx.quick:
-        s.setup.append(
+        out["setup"].append(
             "Scaled drive (quick/smoke): 4 elements of 64 blocks of 32 pages, every endurance divided by 20; "
             f"traces {', '.join(names)}; modes {', '.join(m.upper() for m in modes)}."
         )
@@ -204,11 +208,11 @@ def zombie_fig5(ctx: Context) -> Section:
     missing = [rel for _, p, rel in found if p is None]
     workloads = {n: p for n, p, _ in found if p is not None}
     if not workloads:
-        s.skipped = f"no trace found under {ctx.traces} (looked for {', '.join(missing)})"
-        return s
+        out["skipped"] = f"no trace found under {ctx.traces} (looked for {', '.join(missing)})"
+        return out
     if missing:
-        s.notes.append(f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
-    frames = []
+        out["notes"].append(f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
+    frames, dirs = [], {}
     for mode in modes:
         half = _raw_bytes(ctx.resolve(f"baseline-trace-{mode}", overrides=sets)) // 2
         wls = {
@@ -235,7 +239,29 @@ def zombie_fig5(ctx: Context) -> Section:
         m = _zombie_pairs(df, ["workload", "capacity.reserve"])
         m["mode"] = mode
         frames.append(m)
-    m = pd.concat(frames, ignore_index=True)
+        dirs[mode] = ctx.data_dir(f"fig5_{mode}")
+    out["pairs"] = pd.concat(frames, ignore_index=True)
+    out["dirs"] = dirs
+    return out
+
+
+def zombie_fig5(ctx: Context) -> Section:
+    s = Section(
+        "fig5",
+        "Figure 5: lifetime on traces",
+        paper=[
+            '"for TLC drives it can extend the lifetime from 20% to over 11 times for traces" and '
+            '"For MLC drives this lifetime extension ranges from 73% to 375%" (Section I; Figure 5)',
+            '"never hurts the lifetime ... over sixty trace-driven runs" (Section I)',
+        ],
+    )
+    runs = _trace_runs(ctx)
+    s.setup = list(runs["setup"])
+    s.notes = list(runs["notes"])
+    if "skipped" in runs:
+        s.skipped = runs["skipped"]
+        return s
+    m, modes, reserves = runs["pairs"], runs["modes"], runs["reserves"]
     s.columns = [
         "trace",
         "mode",
@@ -268,7 +294,7 @@ def zombie_fig5(ctx: Context) -> Section:
         )
     s.notes.append(
         "Latency ratio: each drive's mean over its own lifetime (the zombie's includes its extra life in "
-        "slower modes); the paper's latency claim is about the time the baseline lives (Figure 6)."
+        "slower modes); the paper's latency claim is about the time the baseline lives (Figure 6, next)."
     )
     plt = pyplot()
     if plt is not None:
@@ -290,5 +316,126 @@ def zombie_fig5(ctx: Context) -> Section:
             ax.set_ylabel("zombie / baseline lifetime")
             ax.set_title(mode.upper())
             ax.legend(fontsize=8)
+        save_figure(ctx, s, fig)
+    return s
+
+
+def _life_axis(ts: pd.DataFrame, base_bytes: float, own_bytes: float) -> pd.DataFrame:
+    """A run's time series on Figure 6's 200-point axis: 0-100 is the baseline's life (host
+    bytes written up to its death), 100-200 the zombie drive's afterlife (the bytes it writes
+    after the baseline died, up to its own death). Each interval keeps its request count, the
+    weight of its mean latency."""
+    ts = ts[["time_s", "host_bytes_written", "mean_latency_us", "iops"]].copy()
+    ts["requests"] = ts["iops"] * ts["time_s"].diff().fillna(ts["time_s"])
+    b = ts["host_bytes_written"]
+    after = own_bytes - base_bytes
+    ts["life"] = (100.0 * b / base_bytes).where(
+        b <= base_bytes, 100.0 + 100.0 * (b - base_bytes) / (after if after > 0 else 1.0)
+    )
+    return ts[ts["requests"] > 0]
+
+
+def _weighted_mean(ts: pd.DataFrame) -> float:
+    w = ts["requests"].sum()
+    return float((ts["mean_latency_us"] * ts["requests"]).sum() / w) if w > 0 else float("nan")
+
+
+def zombie_fig6(ctx: Context) -> Section:
+    s = Section(
+        "fig6",
+        "Figure 6: latency over the whole lifetime on traces",
+        paper=[
+            '"Latencies over the entire lifetimes ... normalized over a 200 point range. Vertical line at '
+            "x-axis 100 demarcates death of the baseline, and ... x-axis 200 indicates death of the "
+            'ZombieNAND-enhanced drive. Latencies all shown relative to the baseline" (Figure 6 caption)',
+            '"it does not hurt the traces which do not benefit as much from the scheme until the baseline '
+            'is within 5% from death" and "increased reserve ... seems to have a negative impact on the '
+            'post-baseline-death latencies for some of the traces" (Section IV)',
+        ],
+    )
+    runs = _trace_runs(ctx)
+    s.setup = [
+        "The runs of Figure 5 (same drives, traces and reserves), their time series every 0.25 drive "
+        "writes. Each interval's mean latency is weighted by the requests it completed; every latency "
+        "is divided by the baseline's mean over its whole life (the paper's 1.0)."
+    ]
+    s.notes = list(runs["notes"])
+    if "skipped" in runs:
+        s.skipped = runs["skipped"]
+        return s
+    m, dirs = runs["pairs"], runs["dirs"]
+    s.columns = [
+        "trace",
+        "mode",
+        "reserve",
+        "zombie, life 0-95",
+        "zombie, life 95-100",
+        "zombie, afterlife 100-200 (mean)",
+        "zombie, afterlife (worst interval)",
+    ]
+    series: dict[tuple[str, str, float], tuple[pd.DataFrame, pd.DataFrame]] = {}
+    for d in m.sort_values(["mode", "workload", "capacity.reserve"]).to_dict("records"):
+        base_b = float(d["lifetime.host_bytes_written_base"])
+        zomb_b = float(d["lifetime.host_bytes_written_zombie"])
+        bts = _life_axis(load_timeseries(dirs[d["mode"]], d["point_base"]), base_b, base_b)
+        zts = _life_axis(load_timeseries(dirs[d["mode"]], d["point_zombie"]), base_b, zomb_b)
+        ref = float(d["latency_us.all.mean_base"])
+        early = _weighted_mean(zts[zts["life"] <= 95.0]) / ref
+        late = _weighted_mean(zts[(zts["life"] > 95.0) & (zts["life"] <= 100.0)]) / ref
+        after = zts[zts["life"] > 100.0]
+        after_mean = _weighted_mean(after) / ref
+        after_worst = float(after["mean_latency_us"].max()) / ref if len(after) else float("nan")
+        series[(d["workload"], d["mode"], d["capacity.reserve"])] = (bts, zts)
+        s.data.append(
+            {
+                "trace": d["workload"],
+                "mode": d["mode"],
+                "reserve": d["capacity.reserve"],
+                "while_baseline_lives": early,
+                "baseline_last_5pct": late,
+                "afterlife_mean": after_mean,
+                "afterlife_worst": after_worst,
+            }
+        )
+        s.rows.append(
+            [
+                d["workload"],
+                d["mode"].upper(),
+                f"{d['capacity.reserve']:.0%}",
+                num(early),
+                num(late),
+                num(after_mean),
+                num(after_worst),
+            ]
+        )
+    early = [r["while_baseline_lives"] for r in s.data if math.isfinite(r["while_baseline_lives"])]
+    if early:
+        s.notes.append(
+            "While the baseline lives (0-95) the zombie drive's latency is "
+            f"{min(early):.3f}-{max(early):.3f} of the baseline's lifetime mean. The afterlife columns "
+            "are empty where the zombie drive did not outlive the baseline."
+        )
+    plt = pyplot()
+    if plt is not None:
+        modes, reserves = runs["modes"], runs["reserves"]
+        fig, axes = plt.subplots(
+            len(modes), len(reserves), figsize=(3.6 * len(reserves), 2.8 * len(modes)), squeeze=False
+        )
+        for (i, mode), (j, reserve) in itertools.product(enumerate(modes), enumerate(reserves)):
+            ax = axes[i][j]
+            for k, ((trace, mo, r), (bts, zts)) in enumerate(series.items()):
+                if mo != mode or r != reserve:
+                    continue
+                ref = _weighted_mean(bts)
+                color = f"C{k % 10}"
+                ax.plot(bts["life"], bts["mean_latency_us"] / ref, color=color, ls=":", lw=0.9)
+                ax.plot(zts["life"], zts["mean_latency_us"] / ref, color=color, lw=1.2, label=trace)
+            ax.axvline(100, color="k", lw=0.8)
+            ax.axhline(1.0, color="grey", lw=0.6)
+            ax.set_xlim(0, 200)
+            ax.set_title(f"{mode.upper()}, {reserve:.0%} reserve", fontsize=9)
+            ax.set_xlabel("life (0-100 baseline, 100-200 zombie afterlife)", fontsize=8)
+            ax.set_ylabel("latency / baseline mean", fontsize=8)
+            ax.legend(fontsize=7)
         save_figure(ctx, s, fig)
     return s
