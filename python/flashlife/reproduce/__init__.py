@@ -45,7 +45,7 @@ from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15
 from .readrelax import readrelax_hints, readrelax_longterm
 from .reusable import reusable_fig7
 from .salvage import salvage_fig4
-from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6
+from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ PAPERS: dict[str, _Paper] = {
         "ZombieNAND: Resurrecting Dead NAND Flash for Improved SSD Longevity "
         "(Wilson, Jung, Kandemir, MASCOTS 2014)",
         "papers/000; docs/techniques/zombienand.md",
-        (zombie_fig3, zombie_fig5, zombie_fig6),
+        (zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool),
     ),
     "reusable": _Paper(
         "Write Once, Get 50% Free: Saving SSD Erase Costs Using WOM Codes "
