@@ -142,6 +142,31 @@ def test_readrelax_tables(everything: Reproduction) -> None:
     assert {d["policy"] for d in s.data} == {"none", "read_count", "error_based"}
     s = _check_section(everything, "readrelax", "hints", 4)  # file server only (smoke)
     assert s.data[0]["policy"].startswith("aggressive")
+    if (TRACES / "mqsim/wsrch-small.trace").is_file():
+        s = _check_section(everything, "readrelax", "hints_trace", 3)  # aggressive, none, 400 us
+        aggressive, none, hinted = s.data
+        assert none["reclaim_erases"] == 0 and aggressive["reclaim_erases"] > 0
+        assert hinted["hinted_share"] > 0.99 and hinted["reclaim_erases"] < aggressive["reclaim_erases"]
+
+
+def test_readrelax_hinted_trace(tmp_path: Path) -> None:
+    """Each rule puts a budget on the reads it names, none on writes."""
+    from flashlife.reproduce.readrelax import hinted_trace
+
+    src = tmp_path / "t.trace"
+    # time_ns device lba sectors read: three reads (LBAs 0, 8, 1024) and a write.
+    src.write_text("0 0 0 8 1\n10 0 8 8 1\n20 0 16 8 0\n30 0 1024 8 1\n")
+    logical = 1024 * 512  # the first half: LBAs below 512
+
+    def budgets(rule: str) -> list[str]:
+        out = hinted_trace(src, rule, tmp_path / f"{rule}.csv", logical).read_text().splitlines()
+        assert out[0] == "time_ns,op,offset,size,stream,budget_us"
+        return [line.rsplit(",", 1)[1] for line in out[1:]]
+
+    assert budgets("none") == ["", "", "", ""]
+    assert budgets("all250") == ["250", "250", "", "250"]
+    assert budgets("half400") == ["400", "", "", "400"]
+    assert budgets("space400") == ["400", "400", "", "400"]  # LBA 1024 folds onto 0
 
 
 def test_cli_writes_refuses_and_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
