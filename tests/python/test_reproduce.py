@@ -120,6 +120,11 @@ def test_zombienand_life_axis() -> None:
 def test_reusable_tables(everything: Reproduction) -> None:
     s = _check_section(everything, "reusable", "fig7_8", 1)  # zipf(2) at op 28% (smoke)
     assert 0 < s.data[0]["rel_erasures"] < 1  # fewer erasures: the technique at work
+    s = _check_section(everything, "reusable", "ablations", 3)  # design, no prefetch, sequential
+    design, no_prefetch, sequential = (d["rel_response"] for d in s.data)
+    # The paper's two design choices each pay: without them a second write waits for its read,
+    # or its two halves run one after the other.
+    assert no_prefetch > design and sequential > design
 
 
 def test_salvage_tables(everything: Reproduction) -> None:

@@ -43,7 +43,7 @@ from ._common import (
 )
 from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15
 from .readrelax import readrelax_hints, readrelax_longterm, readrelax_trace_hints
-from .reusable import reusable_fig7
+from .reusable import reusable_ablations, reusable_fig7
 from .salvage import salvage_fig4
 from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 
@@ -66,7 +66,7 @@ PAPERS: dict[str, _Paper] = {
         "Write Once, Get 50% Free: Saving SSD Erase Costs Using WOM Codes "
         "(Yadgar, Yaakobi, Schuster, FAST '15)",
         "papers/001; docs/techniques/reusable-ssd.md",
-        (reusable_fig7,),
+        (reusable_fig7, reusable_ablations),
     ),
     "salvage": _Paper(
         "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
