@@ -135,6 +135,12 @@ def test_salvage_tables(everything: Reproduction) -> None:
 
 
 def test_ftpassd_tables(everything: Reproduction) -> None:
+    s = _check_section(everything, "ftpassd", "memory", 4)
+    block_map, shift, both, page_map = s.data
+    # The paper's drive: 8192 blocks of 1536 pages; 64 reserved blocks are not mapped.
+    assert (block_map["bits"], shift["bits"], page_map["bits"]) == (13, 11, 24)
+    assert both["bytes"] == block_map["bytes"] + shift["bytes"] == 8128 * 24 // 8
+    assert page_map["bytes"] == page_map["entries"] * 24 // 8
     _check_section(everything, "ftpassd", "fig14", 2 * 2 * 3)  # workloads x buffers x policies
     _check_section(everything, "ftpassd", "fig13", 2 * 2 + 1)  # policies x buffers + copy time
     if (TRACES / "msr/wdev_1.csv").is_file():

@@ -41,7 +41,7 @@ from ._common import (
     default_traces,
     pyplot,
 )
-from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15
+from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15, ftpassd_memory
 from .readrelax import readrelax_hints, readrelax_longterm, readrelax_trace_hints
 from .reusable import reusable_ablations, reusable_fig7
 from .salvage import salvage_fig4
@@ -78,7 +78,7 @@ PAPERS: dict[str, _Paper] = {
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
         "(Lee et al., IEEE Access 2020)",
         "papers/003; docs/techniques/ft-passd.md",
-        (ftpassd_fig14, ftpassd_fig13, ftpassd_fig15),
+        (ftpassd_memory, ftpassd_fig14, ftpassd_fig13, ftpassd_fig15),
     ),
     "readrelax": _Paper(
         "Prolonging 3D NAND SSD Lifetime via Read Latency Relaxation "

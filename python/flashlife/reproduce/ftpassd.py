@@ -327,3 +327,88 @@ def ftpassd_fig15(ctx: Context) -> Section:
             ax.legend(fontsize=7)
             save_figure(ctx, s, fig)
     return s
+
+
+def ftpassd_memory(ctx: Context) -> Section:
+    s = Section(
+        "memory",
+        "Section V: metadata memory of the program-failure manager",
+        paper=[
+            '"The memory requirement was calculated based on the experimental environment (8192 blocks, '
+            "1536 pages in a block). Block mapping for address encoding requires 13 bits per block, and the "
+            "shift table requires 11 bits per block, i.e., the block-mapping table and the shift table "
+            "require 13 kB and 11 kB of memory, respectively. In addition, assuming that page mapping is "
+            "built into the environment, the number of pages is 12 M; thus, approximately 40 MB of memory "
+            'is required." (Section V)',
+        ],
+    )
+    sets = {"run.progress": "off", "ftl.timing": False}
+    summary = ctx.run("ftpassd-paper", until="requests:1", overrides=sets).summary
+    cfg = ctx.resolve("ftpassd-paper", overrides=sets)
+    g = cfg["geometry"]
+    blocks = g["channels"] * g["ways"] * g["dies"] * g["planes"] * g["blocks_per_plane"]
+    mem = summary["open_channel"]["memory"]
+    s.setup = [
+        f"`ftpassd-paper` as it is: {blocks} blocks of {g['pages_per_block']} pages of "
+        f"{cfg['flash']['page_size'] // 1024} KiB, {cfg['open_channel']['reserved_blocks']} reserved blocks "
+        "per parallel unit (not mapped: the tables cover the others). The figures are "
+        "`summary.open_channel.memory` of a one-request run: entry bits = ceil(log2(what an entry must "
+        "tell apart)), bytes = entries x bits / 8. The open block lists hold nothing until a program "
+        "fails (Figures 13-14 exercise them).",
+    ]
+    pages = blocks * g["pages_per_block"]  # a page map would cover every block
+    rows = [
+        (
+            "block map",
+            mem["block_map_bits_per_entry"],
+            mem["entries"],
+            mem["block_map_bytes"],
+            "13 bits, 13 kB",
+        ),
+        (
+            "shift table",
+            mem["shift_bits_per_entry"],
+            mem["entries"],
+            mem["shift_table_bytes"],
+            "11 bits, 11 kB",
+        ),
+        (
+            "block map + shift table",
+            mem["block_map_bits_per_entry"] + mem["shift_bits_per_entry"],
+            mem["entries"],
+            mem["block_map_bytes"] + mem["shift_table_bytes"],
+            "24 kB",
+        ),
+        (
+            "page map of the same drive",
+            mem["page_map_bits_per_entry"],
+            pages,
+            mem["page_map_bytes"],
+            "12 M pages, ~40 MB",
+        ),
+    ]
+    s.columns = ["table", "bits per entry", "entries", "bytes", "paper"]
+    for name, bits, entries, size, paper in rows:
+        s.data.append({"table": name, "bits": int(bits), "entries": int(entries), "bytes": int(size)})
+        s.rows.append(
+            [
+                name,
+                str(bits),
+                f"{entries:,}",
+                f"{size:,} ({size / 1e3:.1f} kB)" if size < 1e6 else f"{size:,} ({size / 1e6:.1f} MB)",
+                paper,
+            ]
+        )
+    s.notes.append(
+        f"The host FTL's own page map as flashlife stores it (32-bit entries over the logical pages): "
+        f"{summary['open_channel']['host_page_map_bytes'] / 1e6:.1f} MB. (kB and MB here are 1,000 and "
+        "1,000,000 bytes, as the paper's figures read.)"
+    )
+    plt = pyplot()
+    if plt is not None:
+        fig, ax = plt.subplots(figsize=(5.5, 2.8))
+        ax.barh([r[0] for r in rows], [r[3] for r in rows])
+        ax.set_xscale("log")
+        ax.set_xlabel("bytes")
+        save_figure(ctx, s, fig)
+    return s
