@@ -82,6 +82,8 @@ def test_zombienand_tables(everything: Reproduction) -> None:
     s = _check_section(everything, "zombienand", "fig3", 2 * 2)  # 2 modes x 2 reserves (smoke)
     ratios = [d["ratio"] for d in s.data]
     assert len(ratios) == 2 * 2 * 2 and all(r >= 0.99 for r in ratios)
+    # The latency half: each drive's mean over its whole life, timed (never 0 or missing).
+    assert all(math.isfinite(d["latency_ratio"]) and d["latency_ratio"] > 0.5 for d in s.data)
     s = _check_section(everything, "zombienand", "pool", 2)  # TLC 7% and 30% reserve, whole drive
     assert all(d["off_min"] >= 0.99 for d in s.data), "without the pool, never below the baseline"
     assert all(d["on_min"] > 0 for d in s.data)
