@@ -17,7 +17,7 @@ TLC_3D = dict(epsilon=1.0e-5, alpha=3.33e-11, k=2.0, beta=5.23e-9, m=1.0, n=0.5,
 READ_SAMPLING = 20.0
 
 
-def _readrelax_drive(small: bool, sampling: float = READ_SAMPLING) -> dict[str, Any]:
+def readrelax_drive(small: bool, sampling: float = READ_SAMPLING) -> dict[str, Any]:
     """The 3D TLC drive of the read-relaxation experiments: full, aged to half its rating; one
     simulated read stands for `sampling` reads (the disturb coefficient and the read-count
     threshold scaled by as much)."""
@@ -82,7 +82,7 @@ def readrelax_longterm(ctx: Context) -> Section:
         f"(100,000 reads), `error_based` (the aggressive firmware). The paper measured real drives with fio "
         "for at least half a year.",
     ]
-    drive = _readrelax_drive(small)
+    drive = readrelax_drive(small)
     workload = {
         "kind": "uniform",
         "read_ratio": 1.0,
@@ -199,7 +199,7 @@ def readrelax_hints(ctx: Context) -> Section:
     days = ctx.pick(10, 45, 120)
     rate = ctx.pick(100.0, 100.0, 200.0)
     small = ctx.scale != "paper"
-    drive = _readrelax_drive(small)
+    drive = readrelax_drive(small)
     logical = _logical_bytes(ctx, drive)
     reads = rate / READ_SAMPLING
     scenarios = {
@@ -273,6 +273,9 @@ def readrelax_hints(ctx: Context) -> Section:
                     "erases_vs_aggressive": e_rel,
                     "read_mean_vs_aggressive": m_rel,
                     "spent_lifetime": d["reliability.reclaim_share_of_pe_budget"],
+                    "hinted_share": float(d["reliability.hinted_reads"])
+                    / max(float(d["host.read_requests"]), 1.0),
+                    "uncorrectable": int(d["reliability.uncorrectable_reads"]),
                 }
             )
             s.rows.append(
@@ -382,10 +385,10 @@ def readrelax_trace_hints(ctx: Context) -> Section:
     if src is None:
         s.skipped = f"no trace found under {ctx.traces} (looked for mqsim/wsrch-small.trace)"
         return s
-    days = ctx.pick(1, 10, 90)
-    rules = TRACE_HINTS if ctx.scale != "smoke" else TRACE_HINTS[:3]
+    days = ctx.pick(2, 10, 90)
+    rules = TRACE_HINTS if ctx.scale != "smoke" else [TRACE_HINTS[i] for i in (0, 1, 2, 4)]
     small = ctx.scale != "paper"
-    drive = _readrelax_drive(small, TRACE_SAMPLING)
+    drive = readrelax_drive(small, TRACE_SAMPLING)
     logical = _logical_bytes(ctx, drive)
     s.setup = [
         _readrelax_drive_text(small) + ".",
@@ -448,6 +451,8 @@ def readrelax_trace_hints(ctx: Context) -> Section:
                 "read_mean_vs_aggressive": m_rel,
                 "spent_lifetime": float(d["reliability.reclaim_share_of_pe_budget"]),
                 "hinted_share": hinted,
+                "long_read_share": float(d["reliability.long_read_share"]),
+                "read_mean_us": mean,
             }
         )
         s.rows.append(

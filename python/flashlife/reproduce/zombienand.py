@@ -236,7 +236,7 @@ def _trace_runs(ctx: Context) -> dict[str, Any]:
     `setup`, `notes`, `modes`, `reserves`, or `skipped`."""
     if "traces" in ctx.shared:
         return ctx.shared["traces"]
-    names = ctx.pick(["Fin1"], ["Fin1"], [n for n, _ in ZOMBIE_TRACES])
+    names = ctx.pick(["Fin1"], ["Fin1", "TPC-C", "hm_0"], [n for n, _ in ZOMBIE_TRACES])
     modes = ctx.pick(["tlc"], ["tlc", "mlc"], ["tlc", "mlc"])
     reserves = ctx.pick([0.3], [0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     sets: dict[str, Any] = dict(ZOMBIE_TRACE_SMALL) if ctx.quick else {}
