@@ -164,6 +164,11 @@ def test_readrelax_tables(everything: Reproduction) -> None:
     for h in (h400, h250):
         assert h["read_mean_vs_aggressive"] < 0.03 and h["hinted_share"] == 1.0
     assert all(d["uncorrectable"] == 0 for d in s.data)
+    # The trade-off curve: a larger budget never rewrites more (smoke: 100, 400, 1000 us).
+    s = _check_section(everything, "readrelax", "budget_sweep", 4)  # aggressive + three budgets
+    erases = [d["reclaim_erases"] for d in s.data]
+    assert [d["budget_us"] for d in s.data] == [100, 400, 1000]
+    assert erases == sorted(erases, reverse=True) and erases[-1] < erases[0]
     if (TRACES / "mqsim/wsrch-small.trace").is_file():
         # Per-request budgets from a real trace (smoke: 2 days).
         s = _check_section(everything, "readrelax", "hints_trace", 4)
