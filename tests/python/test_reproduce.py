@@ -169,6 +169,12 @@ def test_readrelax_tables(everything: Reproduction) -> None:
     erases = [d["reclaim_erases"] for d in s.data]
     assert [d["budget_us"] for d in s.data] == [100, 400, 1000]
     assert erases == sorted(erases, reverse=True) and erases[-1] < erases[0]
+    # Sub-sampling checked against simulating every read (smoke: 1 day of the file server).
+    s = _check_section(everything, "readrelax", "sampling_check", 2)
+    for d in s.data:
+        assert d["reads_full"] == pytest.approx(20 * d["reads_sampled"], rel=0.02)
+        assert abs(d["erases_sampled"] - d["erases_full"]) <= max(3, 0.3 * d["erases_full"])
+        assert d["read_mean_sampled"] == pytest.approx(d["read_mean_full"], rel=0.02)
     if (TRACES / "mqsim/wsrch-small.trace").is_file():
         # Per-request budgets from a real trace (smoke: 2 days).
         s = _check_section(everything, "readrelax", "hints_trace", 4)

@@ -42,7 +42,13 @@ from ._common import (
     pyplot,
 )
 from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig15, ftpassd_memory
-from .readrelax import readrelax_budget_sweep, readrelax_hints, readrelax_longterm, readrelax_trace_hints
+from .readrelax import (
+    readrelax_budget_sweep,
+    readrelax_hints,
+    readrelax_longterm,
+    readrelax_sampling_check,
+    readrelax_trace_hints,
+)
 from .reusable import reusable_ablations, reusable_fig7
 from .salvage import salvage_fig4
 from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
@@ -84,7 +90,13 @@ PAPERS: dict[str, _Paper] = {
         "Prolonging 3D NAND SSD Lifetime via Read Latency Relaxation "
         "(Liu, Lee, Jung, Kandemir, Choi; extended abstract)",
         "papers/004; docs/techniques/read-relaxation.md",
-        (readrelax_longterm, readrelax_hints, readrelax_budget_sweep, readrelax_trace_hints),
+        (
+            readrelax_longterm,
+            readrelax_hints,
+            readrelax_budget_sweep,
+            readrelax_trace_hints,
+            readrelax_sampling_check,
+        ),
     ),
 }
 
