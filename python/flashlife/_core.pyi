@@ -13,6 +13,8 @@ class _Event(Protocol):
     def is_set(self) -> bool: ...
 
 __version__: str
+#: The commit the core was built from (`+dirty` when tracked files differed), or None.
+__build_commit__: str | None
 
 class FlashlifeError(Exception):
     """A configuration, trace or run error from the flashlife core."""

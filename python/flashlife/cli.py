@@ -34,9 +34,12 @@ def version_text() -> str:
         package = version("flashlife")
     except PackageNotFoundError:  # imported from a source tree, not installed
         package = None
+    from . import _core
+
+    commit = f", commit {_core.__build_commit__}" if _core.__build_commit__ else ""
     if package is None or package == __version__:
-        return f"flashlife {__version__}"
-    return f"flashlife {package} (core {__version__})"
+        return f"flashlife {__version__}{commit}"
+    return f"flashlife {package} (core {__version__}{commit})"
 
 
 def _add_assignments(p: argparse.ArgumentParser, flag: str, dest: str, help: str) -> None:

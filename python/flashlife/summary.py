@@ -551,6 +551,9 @@ class Provenance(TypedDict):
     """`provenance`: what produced the result (stats/provenance.rs `Provenance`)."""
 
     flashlife_version: str
+    #: The commit the core was built from (`+dirty` when tracked files differed from it), or
+    #: None for a build from a source distribution without `FLASHLIFE_BUILD_COMMIT`.
+    build_commit: str | None
     #: The timing model that placed the operations.
     scheduler: str
     #: SHA-256 of the resolved configuration as config.toml holds it (below its comments).

@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -23,6 +24,8 @@ from summary_shape import shape_errors
 
 import flashlife
 from flashlife import _core
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Long enough that a signal lands mid-run; the first periodic checkpoint (1 drive write in)
 # comes within a second or two.
@@ -338,3 +341,14 @@ def test_a_result_names_its_configuration_and_trace(tmp_path: Path) -> None:
     body = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("#"))
     assert hashlib.sha256(body.encode()).hexdigest() == prov["config_sha256"]
     assert prov["config_sha256"] in text.splitlines()[0], "the header names the hash"
+    # The build's commit: one git knows when the core was built from this checkout (an
+    # installed package from elsewhere may name another; a source distribution names none).
+    commit = prov["build_commit"]
+    assert commit == _core.__build_commit__
+    if commit is not None:
+        assert commit in text.splitlines()[0], "the header names the commit"
+        sha_hex = commit.removesuffix("+dirty")
+        assert re.fullmatch(r"[0-9a-f]{40}", sha_hex), commit
+        if (ROOT / ".git").exists():
+            known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", sha_hex + "^{commit}"])
+            assert known.returncode == 0, f"{commit} is not a commit of this checkout"

@@ -221,6 +221,8 @@ fn trace_stats(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlifeError", m.py().get_type::<FlashlifeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The commit the core was built from (None from a source distribution without one).
+    m.add("__build_commit__", flashlife::stats::provenance::build_commit())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resume, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;

@@ -214,8 +214,9 @@ pub fn write_outputs(out: &RunOutput, dir: &Path) -> Result<()> {
     let p = &out.summary.provenance;
     // Comments, so the file still reruns the experiment as it is.
     let config = format!(
-        "# The resolved configuration of a flashlife {} run (SHA-256 of the lines below: {}).\n# Rerun it with: flashlife run config.toml --out DIR\n{}",
+        "# The resolved configuration of a flashlife {}{} run (SHA-256 of the lines below: {}).\n# Rerun it with: flashlife run config.toml --out DIR\n{}",
         p.flashlife_version,
+        p.build_commit.map(|c| format!(" (commit {c})")).unwrap_or_default(),
         p.config_sha256,
         out.config.to_toml()
     );

@@ -48,6 +48,8 @@ fn record(preset: &str, sets: &[&str], out: &RunOutput) -> String {
     // A trace is named by this machine's path, and so is the configuration that holds it:
     // its size and contents stay in the record, the path and the configuration hash do not.
     let prov = summary["provenance"].as_object_mut().unwrap();
+    // The commit the test binary was built from changes with every commit; it is not a result.
+    prov.remove("build_commit");
     if let Some(trace) = prov.get_mut("trace").and_then(|t| t.as_object_mut()) {
         trace.remove("path");
         prov.remove("config_sha256");

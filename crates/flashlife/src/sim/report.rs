@@ -255,6 +255,7 @@ pub(super) fn report(
         techniques: techniques::summaries(&cfg, drive.as_ftl()),
         provenance: Provenance {
             flashlife_version: env!("CARGO_PKG_VERSION"),
+            build_commit: crate::stats::provenance::build_commit(),
             scheduler: drive.scheduler().name(),
             config_sha256: sha256_hex(cfg.to_toml().as_bytes()),
             trace: (cfg.workload.kind == WorkloadKind::Trace).then(|| TraceIdentity::of(&cfg.workload.trace.path)),

@@ -10,6 +10,9 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Provenance {
     pub flashlife_version: &'static str,
+    /// The commit the core was built from (`+dirty` when tracked files differed from it);
+    /// `None` for a build from a source distribution with no commit given (build.rs).
+    pub build_commit: Option<&'static str>,
     /// The timing model that placed the operations.
     pub scheduler: &'static str,
     /// SHA-256 of the resolved configuration as `config.toml` holds it (below its comments).
@@ -27,6 +30,11 @@ pub struct TraceIdentity {
     /// SHA-256 of the file's bytes (of the compressed file for a gzip trace); `None` when the
     /// file can no longer be read when the run ends.
     pub sha256: Option<String>,
+}
+
+/// The commit recorded by build.rs, `None` when it knew none.
+pub fn build_commit() -> Option<&'static str> {
+    Some(env!("FLASHLIFE_BUILD_COMMIT")).filter(|c| !c.is_empty())
 }
 
 /// Hex SHA-256 of `bytes`.
@@ -79,5 +87,15 @@ mod tests {
         assert_eq!(t.sha256.as_deref(), Some("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
         assert_eq!(t.bytes, 3);
         assert_eq!(TraceIdentity::of("/no/such/trace").sha256, None);
+    }
+
+    #[test]
+    fn the_build_commit_is_a_commit_or_nothing() {
+        // Built from this repository's checkout, or with FLASHLIFE_BUILD_COMMIT: a 40-digit
+        // hex object name, perhaps marked dirty. From an sdist without it: nothing.
+        if let Some(c) = build_commit() {
+            let hash = c.strip_suffix("+dirty").unwrap_or(c);
+            assert!(hash.len() >= 7 && hash.chars().all(|ch| ch.is_ascii_hexdigit()), "{c}");
+        }
     }
 }
