@@ -27,4 +27,5 @@ pub mod workload;
 
 pub use config::{Config, ConfigBuilder};
 pub use error::{Error, Result};
-pub use sim::{resume_dir, run_to_dir, RunOutput, Simulator};
+pub use run_dir::{resume_dir, run_to_dir};
+pub use sim::{RunOutput, Simulator};

@@ -8,6 +8,7 @@
 
 mod cache;
 mod choices;
+mod flash_parts;
 mod layers;
 mod mapping_cache;
 pub mod presets;

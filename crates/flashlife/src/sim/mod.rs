@@ -17,6 +17,7 @@ pub(crate) mod request_log;
 mod run;
 mod run_queued;
 mod sampling;
+pub mod summary;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -32,11 +33,10 @@ use crate::host::Drive;
 pub use crate::seeds::stream_seed;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::reliability::LongReads;
-use crate::stats::summary::HostSummary;
 use crate::stats::timeseries::TimeSeries;
 use crate::workload::{self, Workload};
+use summary::HostSummary;
 
-pub use crate::run_dir::{resume_dir, run_to_dir, write_outputs, DirOptions};
 pub use build::{build_drive, build_flash, build_ftl};
 pub use progress::{Progress, ProgressSink};
 pub use report::{LatencyCdfs, RunOutput};
