@@ -14,7 +14,7 @@ pub mod zombie;
 
 use std::collections::BTreeMap;
 
-use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimKind};
+use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimName, ZombieConfig};
 use crate::error::Result;
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::{Ftl, Layout, Plugins};
@@ -25,7 +25,7 @@ use crate::seeds::stream_seed;
 /// and bit drop, salvage's bad-page skipping).
 pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
     let mut plugins = Plugins::default();
-    if cfg.gc.victim == VictimKind::Zombie {
+    if cfg.gc.victim == VictimName::Technique(ZombieConfig::VICTIM) {
         let unit = Layout::of(cfg)?.unit_bytes;
         let units_by_mode = BitMode::ALL.map(|m| (flash.page_bytes(m) / unit) as u32 * flash.geo.pages_per_block);
         plugins.victim = Some(Box::new(zombie::ZombieVictim::new(cfg, flash, units_by_mode)));
