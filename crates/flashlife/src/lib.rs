@@ -7,7 +7,6 @@
 #[macro_use]
 mod choice;
 
-pub mod budget;
 mod cache_hint;
 pub mod checkpoint;
 pub mod config;

@@ -9,6 +9,7 @@
 //! is the event loop, `report` assembles what a run produced; this module holds the
 //! simulator's state, its construction and its checkpoints.
 
+pub mod budget;
 mod build;
 mod flight;
 mod progress;
@@ -234,7 +235,7 @@ impl Simulator {
         cfg.validate()?;
         // Before anything large is allocated: a drive too big for the machine is an error,
         // not an aborted process.
-        crate::budget::check(&cfg)?;
+        budget::check(&cfg)?;
         resolve_failure_point(&mut cfg.failures, cfg.seed);
         if !cfg.ftl.timing {
             if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {
