@@ -264,4 +264,50 @@ mod tests {
         assert_eq!(ftl.verify_all(), None);
         assert_eq!(ftl.integrity_violation(), None);
     }
+
+    /// Reusable SSD's host path asks for its erase-or-recycle GC instead of running it: a
+    /// write step that ends asking for space on the technique's behalf has cleaned and
+    /// recycled nothing itself (counted by the FTL's GC counter and the technique's recycle
+    /// counter), and the driver's cleaning it asked for recycles blocks; the same unit is then
+    /// offered again, and nothing is lost.
+    #[test]
+    fn a_second_write_asks_for_recycling_instead_of_doing_it() {
+        let cfg = crate::ConfigBuilder::new()
+            .preset("reusable-small")
+            .and_then(|b| b.set("geometry.blocks_per_plane=256"))
+            .and_then(|b| b.set("ftl.integrity_oracle=true"))
+            .and_then(|b| b.build())
+            .unwrap();
+        let mut ftl = crate::sim::build_ftl(&cfg).unwrap();
+        ftl.precondition(true, 1.0, 7);
+        let n = ftl.logical_units();
+        let recycled = |ftl: &Ftl| ftl.second_write_counters().expect("second writes on").blocks_recycled;
+        let (mut asked, mut lpn) = (0u32, 0u32);
+        while asked < 3 {
+            let mut w = HostWrite::new(lpn % n, 1, 0);
+            lpn += 977;
+            loop {
+                let before = (ftl.counters.gc_victims, recycled(&ftl));
+                match ftl.write_step(&mut w) {
+                    WriteStep::Done(_) => break,
+                    WriteStep::Died(_) => panic!("the drive died: {:?}", ftl.death()),
+                    WriteStep::NeedSpace { plane, target, ready, by } => {
+                        let now = (ftl.counters.gc_victims, recycled(&ftl));
+                        assert!(by == Asker::Pool || now == before, "GC ran inside the step");
+                        ftl.collect(plane, ready, target);
+                        // Count the asks whose cleaning found work (a plane with enough free
+                        // blocks recycles nothing, and the unit becomes a first write).
+                        asked += (by == Asker::Technique && recycled(&ftl) > now.1) as u32;
+                        if by == Asker::Pool {
+                            let p = &mut ftl.pools[plane as usize];
+                            p.marks.cleaned(p.free.len());
+                        }
+                    }
+                }
+            }
+            assert!(lpn < 100 * n, "no ask of the technique's recycled anything in 100 drive writes");
+        }
+        assert_eq!(ftl.verify_all(), None);
+        assert_eq!(ftl.integrity_violation(), None);
+    }
 }
