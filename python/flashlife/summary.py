@@ -1,7 +1,7 @@
 """The run summary (`summary.json`, `Result.summary`) as types, and its flattening into dotted names.
 
 `Summary` is the schema of `summary.json`: every section is a TypedDict mirroring the core's
-serialised structs field for field (crates/flashlife/src/stats/summary.rs and the structs it
+serialised structs field for field (crates/flashlife/src/sim/summary.rs and the structs it
 embeds). The types are checked against real runs by tests/python/test_summary_types.py, so
 they cannot drift from the core unnoticed.
 
@@ -450,7 +450,7 @@ class MappingCache(TypedDict):
 
 
 class Cache(TypedDict):
-    """`cache`, present with a DRAM data cache (`cache.size_bytes > 0`; host/cache.rs
+    """`cache`, present with a DRAM data cache (`cache.size_bytes > 0`; host/interface.rs
     `CacheSummary`)."""
 
     size_bytes: int
@@ -488,7 +488,7 @@ class Trim(TypedDict):
 
 class Salvage(TypedDict):
     """`techniques.salvage`, present when program failures are salvaged
-    (`failures.on_program_failure = "skip_page"`; techniques/bpht.rs `SalvageSummary`)."""
+    (`failures.on_program_failure = "skip_page"`; techniques/salvage.rs `SalvageSummary`)."""
 
     #: Blocks in service with bad pages.
     salvaged_blocks: int

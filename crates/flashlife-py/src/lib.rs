@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use flashlife::config::presets;
-use flashlife::sim::{Control, DirOptions, Progress, ProgressSink};
+use flashlife::run_dir::DirOptions;
+use flashlife::sim::{Control, Progress, ProgressSink};
 use flashlife::{Config, ConfigBuilder};
 
 // The dotted module path makes the exception picklable (multiprocessing, Dask).

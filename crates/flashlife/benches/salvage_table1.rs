@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use flashlife::techniques::bpht::SalvageSummary;
+use flashlife::techniques::salvage::SalvageSummary;
 use flashlife::{ConfigBuilder, Simulator};
 
 fn main() -> flashlife::Result<()> {

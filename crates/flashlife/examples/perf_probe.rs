@@ -26,7 +26,7 @@ fn main() {
     let cpu1 = cpu_ns();
     let out = sim.run().expect("run");
     let cpu2 = cpu_ns();
-    flashlife::sim::write_outputs(&out, out_dir).expect("outputs");
+    flashlife::run_dir::write_outputs(&out, out_dir).expect("outputs");
     let r = &out.summary.run;
     let run_cpu = (cpu2 - cpu1) as f64 / 1e9;
     println!(

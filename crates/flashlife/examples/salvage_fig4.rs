@@ -15,8 +15,8 @@
 //! pilot run without failures in fast-forward: mean erases per block + 1.
 
 use flashlife::flash::page_errors::{expected_bad_block_ratio, PAPER_RBERS};
-use flashlife::stats::summary::Summary;
-use flashlife::techniques::bpht::SalvageSummary;
+use flashlife::sim::summary::Summary;
+use flashlife::techniques::salvage::SalvageSummary;
 use flashlife::{ConfigBuilder, Result, Simulator};
 
 struct Args {

@@ -14,6 +14,9 @@ macro_rules! choice {
         impl $name {
             /// Every name, in declaration order.
             pub const NAMES: &'static [&'static str] = &[$($text),+];
+            /// Every value, in the same order.
+            #[allow(dead_code)]
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
 
             /// The name as written in TOML.
             pub fn name(self) -> &'static str {

@@ -7,7 +7,6 @@
 #[macro_use]
 mod choice;
 
-pub mod budget;
 mod cache_hint;
 pub mod checkpoint;
 pub mod config;
@@ -27,4 +26,5 @@ pub mod workload;
 
 pub use config::{Config, ConfigBuilder};
 pub use error::{Error, Result};
-pub use sim::{resume_dir, run_to_dir, RunOutput, Simulator};
+pub use run_dir::{resume_dir, run_to_dir};
+pub use sim::{RunOutput, Simulator};

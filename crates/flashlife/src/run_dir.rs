@@ -259,7 +259,7 @@ pub struct DirOptions {
     pub overwrite: bool,
 }
 
-/// Run a configuration into the run folder `out_dir` (see [`crate::run_dir`]): the folder is
+/// Run a configuration into the run folder `out_dir` (see the module documentation): the folder is
 /// checked, locked and probed before the run starts; a finished run writes `summary.json`
 /// (last), `timeseries.csv`, `erase_histogram.csv`, `latency_cdf.csv` and `config.toml` and
 /// then drops its checkpoint; an interrupted one checkpoints into `out_dir/checkpoint.bin` and

@@ -363,7 +363,7 @@ fn bad_checkpoints_are_refused_and_the_folder_left_alone() {
     sim.set_checkpoint_path(checkpoint::path_in(dir.path()));
     sim.set_interrupt_after(7_000);
     let part = sim.run().unwrap();
-    flashlife::sim::write_outputs(&part, dir.path()).unwrap();
+    flashlife::run_dir::write_outputs(&part, dir.path()).unwrap();
     let path = checkpoint::path_in(dir.path());
     let good = std::fs::read(&path).unwrap();
     let summary = std::fs::read(dir.path().join("summary.json")).unwrap();

@@ -17,7 +17,7 @@ const QUEUED: &str = "timing.scheduler=\"queued\"";
 /// Die time per host write from the run's own operation counts: the closed form
 /// dies / (WA x (tPROG + tR) + erase share), with each page's channel transfer (which holds
 /// the die) counted beside its array time.
-fn die_bound_iops(s: &flashlife::stats::summary::Summary) -> f64 {
+fn die_bound_iops(s: &flashlife::sim::summary::Summary) -> f64 {
     let xfer_us = 4096.0 / 400.0; // 4 KiB over a 400 MB/s channel
     let (t_r, t_p, t_e) = (75.0 + xfer_us, 750.0 + xfer_us, 3800.0);
     let writes = s.host.write_requests as f64;

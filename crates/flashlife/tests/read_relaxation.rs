@@ -84,7 +84,7 @@ fn hints_halve_read_induced_spent_lifetime_at_a_small_latency_cost() {
     );
     // Reclaim is needed: without it, a tenth of the reads take more than the one retry the
     // hint allows (up to 8 steps, the last the ECC corrects); with hints none does.
-    let over_budget = |s: &flashlife::stats::summary::Summary| {
+    let over_budget = |s: &flashlife::sim::summary::Summary| {
         let hist = &s.reliability.retry_steps_histogram;
         hist[2..].iter().sum::<u64>() as f64 / hist.iter().sum::<u64>() as f64
     };

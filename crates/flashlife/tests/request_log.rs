@@ -5,7 +5,8 @@
 
 mod common;
 
-use flashlife::sim::{run_to_dir, Control, DirOptions};
+use flashlife::run_dir::{run_to_dir, DirOptions};
+use flashlife::sim::Control;
 use flashlife::{checkpoint, Simulator};
 
 fn cfg(extra: &[&str]) -> flashlife::Config {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use flashlife::techniques::bpht::SalvageSummary;
+use flashlife::techniques::salvage::SalvageSummary;
 use flashlife::Simulator;
 
 /// A small drive with 16-page blocks (so injected places are easy to reason about).
@@ -155,7 +155,7 @@ fn salvage_dies_only_when_bad_pages_eat_the_spare_space() {
 /// Table I timing, 4096 blocks), steady state, then a timed synthetic mix (30% reads) at queue
 /// depth 1: each request's latency is its own service time, GC included, so the comparison is
 /// not drowned by the closed loop's queueing behind foreground GC bursts (see the doc page).
-fn paper_drive(extra: &[&str]) -> flashlife::stats::summary::Summary {
+fn paper_drive(extra: &[&str]) -> flashlife::sim::summary::Summary {
     let mut b = flashlife::ConfigBuilder::new().preset("salvage-small").unwrap();
     for s in [
         "ftl.precondition_drive_writes=0.5",
@@ -177,7 +177,7 @@ fn exposure() -> f64 {
     paper_drive(&["failures.model=\"injected\"", "ftl.timing=false"]).lifetime.erase_count.mean + 1.0
 }
 
-fn pair(rber: &str, exposure: f64) -> [flashlife::stats::summary::Summary; 2] {
+fn pair(rber: &str, exposure: f64) -> [flashlife::sim::summary::Summary; 2] {
     let r = format!("failures.rber={rber}");
     let e = format!("failures.exposure={exposure}");
     ["retire_block", "skip_page"].map(|p| {

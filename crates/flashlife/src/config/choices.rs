@@ -43,13 +43,12 @@ choice! {
 }
 
 choice! {
-    /// `gc.victim`: the GC victim policy (`zombie` is ZombieNAND's, built by its technique).
+    /// The baseline's GC victim policies (`gc.victim` also takes a technique's: `VictimName`).
     VictimKind {
         Greedy = "greedy",
         Fifo = "fifo",
         CostBenefit = "cost_benefit",
         Random = "random",
-        Zombie = "zombie",
     }
 }
 
@@ -147,7 +146,7 @@ mod tests {
         let t: T = toml::from_str("v = \"cost_benefit\"").unwrap();
         assert_eq!(t.v, VictimKind::CostBenefit);
         assert_eq!(toml::to_string(&t).unwrap().trim(), "v = \"cost_benefit\"");
-        assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random", "zombie"]);
+        assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random"]);
         assert_eq!(DevicePolicy::FtPassdNoShift.to_string(), "ft_passd_no_shift");
     }
 }

@@ -8,12 +8,14 @@
 
 mod cache;
 mod choices;
+mod flash_parts;
 mod layers;
 mod mapping_cache;
 pub mod presets;
 pub mod reliability;
 mod sampling;
 mod timing;
+mod victim;
 mod zombie;
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +36,7 @@ pub use choices::{
 pub use mapping_cache::MappingCacheConfig;
 pub use sampling::{Every, SamplingConfig};
 pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
+pub use victim::VictimName;
 pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.
@@ -346,8 +349,9 @@ impl Default for FtlConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GcConfig {
-    /// Victim policy: `greedy`, `fifo`, `cost_benefit` or `random` (d-choices).
-    pub victim: VictimKind,
+    /// Victim policy: `greedy`, `fifo`, `cost_benefit` or `random` (d-choices), or a
+    /// technique's (`zombie`: ZombieNAND's usage table).
+    pub victim: VictimName,
     /// For `random`: sample this many candidates and take the one with fewest valid units.
     pub d_choices: u32,
     /// GC starts when a pool's free blocks fall below this fraction of its blocks.
@@ -362,7 +366,7 @@ pub struct GcConfig {
 impl Default for GcConfig {
     fn default() -> Self {
         GcConfig {
-            victim: VictimKind::Greedy,
+            victim: VictimName::Baseline(VictimKind::Greedy),
             d_choices: 1,
             low_watermark: 0.01,
             high_watermark: 0.02,

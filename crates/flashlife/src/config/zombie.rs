@@ -30,6 +30,10 @@ impl Default for ZombieConfig {
 }
 
 impl ZombieConfig {
+    /// The name `gc.victim` takes for ZombieNAND's usage-table victim policy (Algorithms 2
+    /// and 3, `techniques::zombie::ZombieVictim`), which the paper's baseline drives use too.
+    pub const VICTIM: &'static str = "zombie";
+
     /// Check ranges; errors name the dotted key under `zombie.`.
     pub fn validate(&self) -> Result<()> {
         if !(self.life_threshold.is_finite() && (0.0..=1.0).contains(&self.life_threshold)) {

@@ -226,7 +226,7 @@ pub struct Device {
 
 impl Device {
     /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each.
-    pub fn new(flash: FlashArray, sched: Box<dyn Scheduler>, p: &DeviceParams) -> crate::Result<Device> {
+    pub fn new(flash: FlashArray, sched: Box<dyn Scheduler>, p: &DeviceParams) -> crate::error::Result<Device> {
         let geo = flash.geo;
         let bpp = geo.blocks_per_plane;
         let r = p.reserved_blocks_per_plane;

@@ -5,9 +5,8 @@
 
 use super::failure::FailureModel;
 use super::geometry::Geometry;
-use super::mode::BitMode;
+use super::mode::{BitMode, ModeParams};
 use super::wear::WearModel;
-use crate::config::FlashConfig;
 
 /// Outcome of a page program (the status register after the operation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -52,10 +51,10 @@ pub struct ArrayTimes {
 }
 
 impl ArrayTimes {
-    /// The times a flash configuration gives.
-    pub fn new(cfg: &FlashConfig) -> Self {
-        let modes = BitMode::ALL.map(|m| {
-            let p = cfg.mode(m);
+    /// The times each mode's parameters give (`[flash.slc]` ... `[flash.qlc]`, in
+    /// `BitMode::ALL` order; `ArrayTimes::new` takes them from a flash configuration).
+    pub fn from_modes(params: [&ModeParams; 4]) -> Self {
+        let modes = params.map(|p| {
             let per_type = |list: &Vec<f64>, base: f64| -> Vec<u64> {
                 if list.is_empty() {
                     vec![us_to_ns(base)]
@@ -125,23 +124,27 @@ pub struct FlashArray {
 }
 
 impl FlashArray {
-    /// A pristine array: every block erased, at the configured mode.
-    pub fn new(
+    /// A pristine array: every block erased, at mode `native`, whose pages hold
+    /// `page_bytes` at each mode (`BitMode::ALL` order). `FlashArray::new` makes one from a
+    /// flash configuration.
+    pub fn from_parts(
         geo: Geometry,
-        cfg: &FlashConfig,
+        native: BitMode,
+        page_bytes: [u64; 4],
+        times: ArrayTimes,
         wear: Box<dyn WearModel>,
         failures: Option<Box<dyn FailureModel>>,
     ) -> Self {
         let n = geo.blocks() as usize;
         FlashArray {
             geo,
-            native: cfg.bit_mode,
-            page_bytes: BitMode::ALL.map(|m| cfg.page_bytes(m)),
-            mode: vec![cfg.bit_mode; n],
+            native,
+            page_bytes,
+            mode: vec![native; n],
             erase_count: vec![0; n],
             next_page: vec![0; n],
             reads_since_erase: vec![0; n],
-            times: ArrayTimes::new(cfg),
+            times,
             wear,
             failures,
             order_violations: 0,
@@ -154,7 +157,7 @@ impl FlashArray {
         self.native
     }
 
-    /// Bytes a page holds at `mode` (see [`FlashConfig::page_bytes`]).
+    /// Bytes a page holds at `mode` (`flash.page_size` and `flash.capacity_on_drop`).
     #[inline]
     pub fn page_bytes(&self, mode: BitMode) -> u64 {
         self.page_bytes[mode.index()]

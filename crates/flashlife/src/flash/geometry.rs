@@ -3,8 +3,6 @@
 //! Dies are numbered channel-major (`die = (channel * ways + way) * dies + die_in_chip`),
 //! planes die-major, blocks plane-major: block `b` lives in plane `b / blocks_per_plane`.
 
-use crate::config::GeometryConfig;
-
 /// Derived geometry with O(1) conversions between block, plane, die and channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Geometry {
@@ -16,18 +14,8 @@ pub struct Geometry {
     pub pages_per_block: u32,
 }
 
+/// (`Geometry::new` makes one from the `[geometry]` section: `config/flash_parts.rs`.)
 impl Geometry {
-    pub fn new(c: &GeometryConfig) -> Self {
-        Geometry {
-            channels: c.channels,
-            ways: c.ways,
-            dies_per_chip: c.dies,
-            planes_per_die: c.planes,
-            blocks_per_plane: c.blocks_per_plane,
-            pages_per_block: c.pages_per_block,
-        }
-    }
-
     #[inline]
     pub fn dies(&self) -> u32 {
         self.channels * self.ways * self.dies_per_chip
@@ -87,14 +75,14 @@ mod tests {
 
     #[test]
     fn numbering_round_trips() {
-        let g = Geometry::new(&GeometryConfig {
+        let g = Geometry {
             channels: 3,
             ways: 2,
-            dies: 2,
-            planes: 2,
+            dies_per_chip: 2,
+            planes_per_die: 2,
             blocks_per_plane: 5,
             pages_per_block: 4,
-        });
+        };
         assert_eq!(g.dies(), 12);
         assert_eq!(g.planes(), 24);
         assert_eq!(g.blocks(), 120);

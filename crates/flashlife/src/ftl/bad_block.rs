@@ -1,22 +1,24 @@
-//! Bad-block management policies: what a failed page program does
-//! (`failures.on_program_failure`), and which pages of a block allocation may use.
+//! Bad-block management: what a failed page program does (`failures.on_program_failure`), and
+//! which pages of a block allocation may use.
 //!
-//! * [`RetireOnFailure`] (`retire_block`, the baseline): the block is closed, its data moved,
-//!   the block retired. Every page of a block in service is usable.
-//! * [`SkipBadPages`] (`skip_page`, runtime bad-block salvage, Moon et al.): the failed page is
-//!   recorded in the bad-page history table ([`BadPageTable`]), the write is retried at the next
-//!   good page of the same block, and allocation skips bad pages on every later use of the
-//!   block (the table survives erases). A block's capacity shrinks by its bad pages.
+//! The policy decides ([`BadBlockPolicy`]); the FTL carries the decision out:
+//! * [`FailureAction::RetireBlock`] ([`RetireOnFailure`], `retire_block`, the baseline): the
+//!   block is closed, its data moved, the block retired. Every page of a block in service is
+//!   usable.
+//! * [`FailureAction::SkipPage`] (a technique's policy, e.g. runtime bad-block salvage,
+//!   `techniques::salvage`): the write is retried at the next usable page of the same block
+//!   (`skip_failed_page`), and allocation skips the pages the policy reports bad on every later
+//!   use of the block. A block's capacity shrinks by its bad pages.
 //!
 //! The FTL asks the policy for the next usable page whenever it opens a block or finishes a
 //! page, so the baseline pays one virtual call returning its argument.
 
+use std::any::Any;
+
 use serde::Serialize;
 
 use super::{Active, BlockState, Ftl, Stream, UNMAPPED};
-use crate::config::OnProgramFailure;
 use crate::stats::Cause;
-use crate::techniques::bpht::{BadPageTable, BphtStats};
 
 /// What the FTL does with a block whose page failed to program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -27,24 +29,18 @@ pub enum FailureAction {
     SkipPage,
 }
 
-/// Bad-block and bad-page counters for the summary (`failures.*`).
+/// Bad-block and bad-page counters for the summary (`failures.*`) and the techniques'.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct BadBlockStats {
-    /// Pages known bad: recorded in the table (salvage) or whose failure retired their block
-    /// (baseline), since the drive was new (preconditioning included).
+    /// Pages known bad: recorded by a policy that skips them, or whose failure retired their
+    /// block (baseline), since the drive was new (preconditioning included).
     pub bad_pages: u64,
-    /// Blocks that ever had a failed page program (salvaged or retired for it).
+    /// Blocks that ever had a failed page program (kept in service or retired for it).
     pub bad_blocks: u64,
-    /// Blocks in service that have bad pages (salvaged blocks).
-    pub salvaged_blocks: u64,
-    /// Failed writes retried at the next good page of the same block.
+    /// Failed writes retried at the next usable page of the same block.
     pub skip_retries: u64,
-    /// Units of failed pages whose block had no good page left, placed in another block.
+    /// Units of failed pages whose block had no usable page left, placed in another block.
     pub rehomed_units: u64,
-    /// The bad-page history table (zeros for the baseline).
-    pub table: BphtStats,
-    /// Largest table memory estimate seen, in bytes (at the worst point of the run).
-    pub table_peak_memory_bytes: u64,
 }
 
 /// A bad-block management policy.
@@ -58,8 +54,10 @@ pub trait BadBlockPolicy: Send {
     fn bad_pages(&self, block: u32) -> u32;
     /// `block` is retired for good.
     fn on_retire(&mut self, block: u32);
-    /// Counters for the summary.
+    /// Counters for the summary (`bad_pages`, `bad_blocks`; the FTL adds its own).
     fn stats(&self) -> BadBlockStats;
+    /// The policy itself, for its technique to read its own state back (its summary section).
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// The baseline: a block whose program fails is retired.
@@ -67,6 +65,12 @@ pub trait BadBlockPolicy: Send {
 pub struct RetireOnFailure {
     pages_per_block: u32,
     failed: u64,
+}
+
+impl RetireOnFailure {
+    pub fn new(pages_per_block: u32) -> Self {
+        RetireOnFailure { pages_per_block, failed: 0 }
+    }
 }
 
 #[typetag::serde]
@@ -91,90 +95,20 @@ impl BadBlockPolicy for RetireOnFailure {
         // A block is closed at its first failure and never programmed again: one failure, one block.
         BadBlockStats { bad_pages: self.failed, bad_blocks: self.failed, ..Default::default() }
     }
-}
 
-/// Runtime bad-block salvage: skip bad pages recorded in the bad-page history table.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct SkipBadPages {
-    table: BadPageTable,
-    pages_per_block: u32,
-    /// Blocks that ever had a bad page (the table forgets retired blocks).
-    bad_blocks: u64,
-    bad_pages: u64,
-    peak_memory: u64,
-}
-
-impl SkipBadPages {
-    pub fn new(blocks: u32, pages_per_block: u32) -> Self {
-        let table = BadPageTable::with_blocks(blocks);
-        let peak_memory = table.memory_bytes() as u64;
-        SkipBadPages { table, pages_per_block, bad_blocks: 0, bad_pages: 0, peak_memory }
-    }
-
-    /// The table (inspection, tests).
-    pub fn table(&self) -> &BadPageTable {
-        &self.table
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
-#[typetag::serde]
-impl BadBlockPolicy for SkipBadPages {
-    fn on_program_failure(&mut self, block: u32, page: u32) -> FailureAction {
-        let first = !self.table.has_bad_pages(block);
-        match self.table.mark_bad(block, page) {
-            Ok(o) if o.newly_bad => {
-                self.bad_pages += 1;
-                self.bad_blocks += first as u64;
-                self.peak_memory = self.peak_memory.max(self.table.memory_bytes() as u64);
-                FailureAction::SkipPage
-            }
-            // Already bad (cannot happen: bad pages are never programmed) or out of range.
-            _ => FailureAction::RetireBlock,
-        }
-    }
-
-    #[inline]
-    fn next_usable_page(&self, block: u32, page: u32) -> Option<u32> {
-        self.table.next_good_page(block, page, self.pages_per_block)
-    }
-
-    fn bad_pages(&self, block: u32) -> u32 {
-        self.table.bad_pages_in_block(block)
-    }
-
-    fn on_retire(&mut self, block: u32) {
-        self.table.retire_block(block);
-    }
-
-    fn stats(&self) -> BadBlockStats {
-        let table = self.table.stats();
-        BadBlockStats {
-            bad_pages: self.bad_pages,
-            bad_blocks: self.bad_blocks,
-            salvaged_blocks: table.blocks_with_bad_pages,
-            table,
-            table_peak_memory_bytes: self.peak_memory,
-            ..Default::default()
-        }
-    }
-}
-
-/// FTL state of the salvage path: failed pages waiting for their data to be placed elsewhere,
+/// FTL state of skipped pages: failed pages waiting for their data to be placed elsewhere,
 /// and counters.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct SalvageState {
+pub struct SkipState {
     /// (block, page) of failed pages with no usable page left in their block.
     rehome_queue: Vec<(u32, u32)>,
     skip_retries: u64,
     rehomed_units: u64,
-}
-
-/// The policy `failures.on_program_failure` names.
-pub fn build(kind: OnProgramFailure, blocks: u32, pages_per_block: u32) -> Box<dyn BadBlockPolicy> {
-    match kind {
-        OnProgramFailure::RetireBlock => Box::new(RetireOnFailure { pages_per_block, failed: 0 }),
-        OnProgramFailure::SkipPage => Box::new(SkipBadPages::new(blocks, pages_per_block)),
-    }
 }
 
 impl Ftl {
@@ -210,13 +144,13 @@ impl Ftl {
                     }
                 }
                 self.pools[plane as usize].active[stream as usize].page = next;
-                self.salvage.skip_retries += 1;
+                self.skipped.skip_retries += 1;
                 true
             }
             None => {
                 self.pools[plane as usize].active[stream as usize] = Active::CLOSED;
                 self.blocks.state[block as usize] = BlockState::Cleaning;
-                self.salvage.rehome_queue.push((block, a.page));
+                self.skipped.rehome_queue.push((block, a.page));
                 false
             }
         }
@@ -226,13 +160,13 @@ impl Ftl {
     /// controller, cause `bad_block`), then return the blocks to service as full blocks.
     pub(super) fn rehome_skipped(&mut self, ready: u64) -> u64 {
         let mut done = ready;
-        while let Some((block, page)) = self.salvage.rehome_queue.pop() {
+        while let Some((block, page)) = self.skipped.rehome_queue.pop() {
             let plane = self.geo.plane_of_block(block);
             let first = block * self.slots_per_block + page * self.max_upp;
             for s in 0..self.max_upp {
                 let lpn = self.map.owner(first + s);
                 if lpn != UNMAPPED {
-                    self.salvage.rehomed_units += 1;
+                    self.skipped.rehomed_units += 1;
                     done = done.max(self.move_unit(lpn, first + s, plane, ready, Cause::BadBlock));
                     if self.death.is_some() {
                         return done;
@@ -251,11 +185,16 @@ impl Ftl {
         (self.geo.pages_per_block - self.bad_blocks.bad_pages(block)) * upp
     }
 
+    /// The bad-block policy (its technique reads its own state back through `as_any`).
+    pub fn bad_block_policy(&self) -> &dyn BadBlockPolicy {
+        self.bad_blocks.as_ref()
+    }
+
     /// Bad-block and bad-page counters.
     pub fn bad_block_stats(&self) -> BadBlockStats {
         let mut s = self.bad_blocks.stats();
-        s.skip_retries = self.salvage.skip_retries;
-        s.rehomed_units = self.salvage.rehomed_units;
+        s.skip_retries = self.skipped.skip_retries;
+        s.rehomed_units = self.skipped.rehomed_units;
         s
     }
 }

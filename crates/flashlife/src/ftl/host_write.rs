@@ -1,8 +1,9 @@
 //! A host write as a resumable operation: units are placed one by one, and when the next one
-//! needs a block from a pool that is due for garbage collection, the write stops and says so
-//! ([`WriteStep::NeedSpace`]) instead of cleaning from inside its own call stack. Whoever
-//! drives the write decides when the cleaning runs; [`Ftl::write`] has it run at once, in
-//! the order the work was always done, which is the reservation scheduler's way.
+//! needs a block from a pool that is due for garbage collection, or a second-write technique
+//! needs blocks recycled, the write stops and says so ([`WriteStep::NeedSpace`]) instead of
+//! cleaning from inside its own call stack. Whoever drives the write decides when the
+//! cleaning runs; [`Ftl::write`] has it run at once, in the order the work was always done,
+//! which is the reservation scheduler's way.
 //!
 //! GC policy (when a pool is due): free blocks fall below the low watermark, and every host
 //! block opened after that is paid for by cleaning until one more block is free, until the
@@ -25,6 +26,9 @@ pub(super) struct HostWrite {
     /// The unit being placed, once it has been taken off its old slot: when its data is
     /// ready (a technique that declined it may have read something first).
     unit_ready: Option<u64>,
+    /// The unit is off its old slot and was offered to the technique, which asked for space:
+    /// offer it again (without taking it off again).
+    offered: bool,
     /// Pools tried for this unit.
     tries: usize,
     /// The pool in turn has had the cleaning it asked for: take its block now.
@@ -37,9 +41,28 @@ pub(super) enum WriteStep {
     Done(u64),
     /// The drive died placing it (no pool had space); what was placed is safe at this time.
     Died(u64),
-    /// `plane` must be cleaned to `target` free blocks before the next unit can take a block
-    /// there; its data is ready at `ready`.
-    NeedSpace { plane: u32, target: usize, ready: u64 },
+    /// `plane` must be cleaned to `target` free blocks before the next unit can be placed;
+    /// its data is ready at `ready`.
+    NeedSpace { plane: u32, target: usize, ready: u64, by: Asker },
+}
+
+/// Who asked for the cleaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Asker {
+    /// The pool is due (its watermarks): the next unit would take a block there.
+    Pool,
+    /// The second-write technique needs blocks recycled there (its own GC, `collect`).
+    Technique,
+}
+
+/// What taking the next unit gave.
+enum Unit {
+    /// To be placed as a first write, its data ready at this time.
+    Ready(u64),
+    /// The technique wrote it.
+    Written,
+    /// The technique asked for `plane` to be cleaned towards `target` first.
+    NeedSpace { plane: u32, target: usize },
 }
 
 impl HostWrite {
@@ -51,6 +74,7 @@ impl HostWrite {
             ready,
             done: ready,
             unit_ready: None,
+            offered: false,
             tries: 0,
             space_made: false,
         }
@@ -69,10 +93,12 @@ impl Ftl {
             match self.write_step(&mut w) {
                 WriteStep::Done(done) => return self.settle(done).max(done),
                 WriteStep::Died(done) => return done,
-                WriteStep::NeedSpace { plane, target, ready } => {
+                WriteStep::NeedSpace { plane, target, ready, by } => {
                     self.collect(plane, ready, target);
-                    let p = &mut self.pools[plane as usize];
-                    p.marks.cleaned(p.free.len());
+                    if by == Asker::Pool {
+                        let p = &mut self.pools[plane as usize];
+                        p.marks.cleaned(p.free.len());
+                    }
                 }
             }
         }
@@ -85,10 +111,13 @@ impl Ftl {
             let ready = match w.unit_ready {
                 Some(r) => r,
                 None => match self.take_unit(lpn, w) {
-                    Some(r) => r,
-                    None => {
-                        w.next += 1; // a technique wrote it
+                    Unit::Ready(r) => r,
+                    Unit::Written => {
+                        w.next += 1;
                         continue;
+                    }
+                    Unit::NeedSpace { plane, target } => {
+                        return WriteStep::NeedSpace { plane, target, ready: w.ready, by: Asker::Technique };
                     }
                 },
             };
@@ -103,7 +132,7 @@ impl Ftl {
                     if !std::mem::take(&mut w.space_made) {
                         if let Some(target) = self.gc_due(plane) {
                             w.space_made = true;
-                            return WriteStep::NeedSpace { plane, target, ready };
+                            return WriteStep::NeedSpace { plane, target, ready, by: Asker::Pool };
                         }
                     }
                     if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {
@@ -132,18 +161,19 @@ impl Ftl {
         WriteStep::Done(w.done)
     }
 
-    /// Take `lpn` off its old slot and offer it to the technique. Returns when its data is
-    /// ready for placement, or `None` when the technique wrote it.
-    fn take_unit(&mut self, lpn: u32, w: &mut HostWrite) -> Option<u64> {
-        if let Some(o) = &mut self.oracle {
-            // The version being overwritten must still be where the map says: a unit lost
-            // and then overwritten would otherwise go unnoticed.
-            let slot = self.map.slot(lpn);
-            let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-            o.check("overwrite", lpn, slot, owner);
+    /// Take `lpn` off its old slot (once) and offer it to the technique.
+    fn take_unit(&mut self, lpn: u32, w: &mut HostWrite) -> Unit {
+        if !std::mem::take(&mut w.offered) {
+            if let Some(o) = &mut self.oracle {
+                // The version being overwritten must still be where the map says: a unit lost
+                // and then overwritten would otherwise go unnoticed.
+                let slot = self.map.slot(lpn);
+                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
+                o.check("overwrite", lpn, slot, owner);
+            }
+            self.invalidate(lpn);
+            self.counters.host_unit_writes += 1;
         }
-        self.invalidate(lpn);
-        self.counters.host_unit_writes += 1;
         let mut ready = w.ready;
         if let Some(mut t) = self.technique.take() {
             let verdict = t.host_unit(self, lpn, w.units, ready);
@@ -151,14 +181,18 @@ impl Ftl {
             match verdict {
                 Verdict::Taken(t) => {
                     w.done = w.done.max(t);
-                    return None;
+                    return Unit::Written;
                 }
                 Verdict::Declined(r) => ready = r,
+                Verdict::NeedSpace { plane, target } => {
+                    w.offered = true;
+                    return Unit::NeedSpace { plane, target };
+                }
             }
         }
         w.unit_ready = Some(ready);
         w.tries = 0;
-        Some(ready)
+        Unit::Ready(ready)
     }
 
     /// Is `plane` due for cleaning before a host unit takes a new block there? The target
@@ -213,7 +247,7 @@ mod tests {
                 match ftl.write_step(&mut w) {
                     WriteStep::Done(_) => break,
                     WriteStep::Died(_) => panic!("the drive died: {:?}", ftl.death()),
-                    WriteStep::NeedSpace { plane, target, ready } => {
+                    WriteStep::NeedSpace { plane, target, ready, .. } => {
                         asked += 1;
                         assert_eq!(ftl.counters.gc_victims, victims, "the write step cleaned a victim itself");
                         assert_eq!(ftl.counters.block_erases.get(Cause::Gc), erases);
@@ -226,6 +260,52 @@ mod tests {
                 }
             }
             assert!(lpn < 100 * n, "no write asked for cleaning in 100 drive writes");
+        }
+        assert_eq!(ftl.verify_all(), None);
+        assert_eq!(ftl.integrity_violation(), None);
+    }
+
+    /// Reusable SSD's host path asks for its erase-or-recycle GC instead of running it: a
+    /// write step that ends asking for space on the technique's behalf has cleaned and
+    /// recycled nothing itself (counted by the FTL's GC counter and the technique's recycle
+    /// counter), and the driver's cleaning it asked for recycles blocks; the same unit is then
+    /// offered again, and nothing is lost.
+    #[test]
+    fn a_second_write_asks_for_recycling_instead_of_doing_it() {
+        let cfg = crate::ConfigBuilder::new()
+            .preset("reusable-small")
+            .and_then(|b| b.set("geometry.blocks_per_plane=256"))
+            .and_then(|b| b.set("ftl.integrity_oracle=true"))
+            .and_then(|b| b.build())
+            .unwrap();
+        let mut ftl = crate::sim::build_ftl(&cfg).unwrap();
+        ftl.precondition(true, 1.0, 7);
+        let n = ftl.logical_units();
+        let recycled = |ftl: &Ftl| ftl.second_write_counters().expect("second writes on").blocks_recycled;
+        let (mut asked, mut lpn) = (0u32, 0u32);
+        while asked < 3 {
+            let mut w = HostWrite::new(lpn % n, 1, 0);
+            lpn += 977;
+            loop {
+                let before = (ftl.counters.gc_victims, recycled(&ftl));
+                match ftl.write_step(&mut w) {
+                    WriteStep::Done(_) => break,
+                    WriteStep::Died(_) => panic!("the drive died: {:?}", ftl.death()),
+                    WriteStep::NeedSpace { plane, target, ready, by } => {
+                        let now = (ftl.counters.gc_victims, recycled(&ftl));
+                        assert!(by == Asker::Pool || now == before, "GC ran inside the step");
+                        ftl.collect(plane, ready, target);
+                        // Count the asks whose cleaning found work (a plane with enough free
+                        // blocks recycles nothing, and the unit becomes a first write).
+                        asked += (by == Asker::Technique && recycled(&ftl) > now.1) as u32;
+                        if by == Asker::Pool {
+                            let p = &mut ftl.pools[plane as usize];
+                            p.marks.cleaned(p.free.len());
+                        }
+                    }
+                }
+            }
+            assert!(lpn < 100 * n, "no ask of the technique's recycled anything in 100 drive writes");
         }
         assert_eq!(ftl.verify_all(), None);
         assert_eq!(ftl.integrity_violation(), None);

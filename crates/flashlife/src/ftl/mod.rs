@@ -42,7 +42,7 @@ use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
 use crate::timing::{Scheduler, Transaction};
-use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
+use bad_block::{BadBlockPolicy, FailureAction, RetireOnFailure, SkipState};
 use fastdiv::Divisor;
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
@@ -157,7 +157,7 @@ pub struct Ftl {
     end_of_life: Box<dyn EndOfLifePolicy>,
     /// What a failed program does and which pages allocation may use.
     bad_blocks: Box<dyn BadBlockPolicy>,
-    salvage: SalvageState,
+    skipped: SkipState,
     oracle: Option<Oracle>,
     pub counters: FlashCounters,
     /// Blocks to retire, with the page whose data is still in the controller (failed program).
@@ -262,6 +262,8 @@ pub struct Plugins {
     pub victim: Option<Box<dyn VictimPolicy>>,
     /// What a worn-out block becomes (baseline: retired).
     pub end_of_life: Option<Box<dyn EndOfLifePolicy>>,
+    /// What a failed page program does (baseline: the block is retired).
+    pub bad_blocks: Option<Box<dyn BadBlockPolicy>>,
 }
 
 impl Ftl {
@@ -351,8 +353,8 @@ impl Ftl {
             victim,
             wl,
             end_of_life,
-            bad_blocks: bad_block::build(cfg.failures.on_program_failure, blocks, geo.pages_per_block),
-            salvage: SalvageState::default(),
+            bad_blocks: plugins.bad_blocks.unwrap_or_else(|| Box::new(RetireOnFailure::new(geo.pages_per_block))),
+            skipped: SkipState::default(),
             oracle,
             counters: FlashCounters::default(),
             retire_queue: Vec::new(),

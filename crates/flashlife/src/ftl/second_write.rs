@@ -5,7 +5,9 @@
 //! - [`SecondWriteTechnique::host_unit`] is consulted for every host unit `Ftl::write` is
 //!   about to place: the technique stores it as a second write (`Verdict::Taken`) or declines
 //!   (`Verdict::Declined`, with the time its data is ready for a first write, e.g. after a
-//!   failed encoding).
+//!   failed encoding). When it needs recycled blocks it has not got, it asks for space
+//!   (`Verdict::NeedSpace`) as the host write itself does: the write stops, its driver runs
+//!   the GC, and the unit is offered again. No GC runs inside the technique's host path.
 //! - [`SecondWriteTechnique::collect`] replaces the baseline GC loop: the technique chooses,
 //!   for each victim, between erasing it (the baseline `clean`) and recycling it.
 //!
@@ -30,6 +32,10 @@ pub enum Verdict {
     Taken(u64),
     /// Not taken: write it as a first write, its data being ready at this time.
     Declined(u64),
+    /// Not yet: `plane` must be garbage-collected first (the `collect` hook, towards `target`
+    /// free blocks). The FTL offers the same unit again once that has run; the technique keeps
+    /// where it stopped.
+    NeedSpace { plane: u32, target: usize },
 }
 
 /// A second-write policy (Reusable SSD). Called with the FTL it lives in; while it runs, the

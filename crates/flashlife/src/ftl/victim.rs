@@ -11,7 +11,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::VictimKind;
+use crate::config::{VictimKind, VictimName};
 use std::collections::VecDeque;
 
 use crate::error::{Error, Result};
@@ -65,13 +65,17 @@ pub trait VictimPolicy: Send {
 
 /// Build the policy named by `gc.victim`.
 pub fn build(
-    kind: VictimKind,
+    kind: VictimName,
     d_choices: u32,
     blocks: u32,
     pools: u32,
     max_capacity: u32,
     seed: u64,
 ) -> Result<Box<dyn VictimPolicy>> {
+    let VictimName::Baseline(kind) = kind else {
+        // A technique's policy is built by its technique (`techniques::ftl_plugins`).
+        return Err(Error::config("gc.victim", kind, "a victim policy of the baseline, or its technique turned on"));
+    };
     Ok(match kind {
         VictimKind::Greedy => Box::new(Greedy::new(blocks, pools, max_capacity)),
         VictimKind::Fifo => Box::new(Fifo::new(blocks, pools)),
@@ -81,14 +85,6 @@ pub fn build(
             pools,
             Box::new(RandomChoices { d: d_choices, rng: Pcg64Mcg::seed_from_u64(seed) }),
         )),
-        // A technique's policy is built by its technique (`techniques::ftl_plugins`).
-        other => {
-            return Err(Error::config(
-                "gc.victim",
-                other,
-                "a victim policy of the baseline, or its technique turned on",
-            ))
-        }
     })
 }
 

@@ -19,7 +19,7 @@
 //!
 //! Dense arrays sized at construction; nothing is allocated per request.
 
-use super::interface::Drive;
+use super::interface::{CacheSummary, Drive};
 use super::open_channel::OpenChannelSummary;
 use crate::config::Config;
 use crate::error::Result;
@@ -31,30 +31,6 @@ use crate::stats::FlashCounters;
 use crate::timing::{Scheduler, Transaction};
 
 const NONE: u32 = u32::MAX;
-
-/// What the cache did (`summary.cache`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CacheSummary {
-    pub size_bytes: u64,
-    pub line_bytes: u64,
-    pub lines: u32,
-    /// Line accesses of host reads that found every unit they wanted in DRAM.
-    pub read_hits: u64,
-    /// Line accesses of host reads that needed the FTL for some unit.
-    pub read_misses: u64,
-    /// read_hits / (read_hits + read_misses); `None` without reads.
-    pub read_hit_ratio: Option<f64>,
-    /// Line accesses of host writes that found their line cached.
-    pub write_hits: u64,
-    pub write_misses: u64,
-    /// Dirty lines evicted, and the units they wrote to the FTL.
-    pub destages: u64,
-    pub destaged_units: u64,
-    /// Units the host wrote (the FTL received `destaged_units` of them).
-    pub host_units_written: u64,
-    /// Dirty units in DRAM when the run ended (not written to flash).
-    pub dirty_units_at_end: u64,
-}
 
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Counts {

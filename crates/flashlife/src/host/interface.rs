@@ -9,6 +9,31 @@ use crate::ftl::Ftl;
 use crate::stats::FlashCounters;
 use crate::timing::{Scheduler, Transaction};
 
+/// What a DRAM data cache in front of the drive did (`summary.cache`; the cache is
+/// `cache.rs`, and reports this through [`Drive::cache_summary`]).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CacheSummary {
+    pub size_bytes: u64,
+    pub line_bytes: u64,
+    pub lines: u32,
+    /// Line accesses of host reads that found every unit they wanted in DRAM.
+    pub read_hits: u64,
+    /// Line accesses of host reads that needed the FTL for some unit.
+    pub read_misses: u64,
+    /// read_hits / (read_hits + read_misses); `None` without reads.
+    pub read_hit_ratio: Option<f64>,
+    /// Line accesses of host writes that found their line cached.
+    pub write_hits: u64,
+    pub write_misses: u64,
+    /// Dirty lines evicted, and the units they wrote to the FTL.
+    pub destages: u64,
+    pub destaged_units: u64,
+    /// Units the host wrote (the FTL received `destaged_units` of them).
+    pub host_units_written: u64,
+    /// Dirty units in DRAM when the run ended (not written to flash).
+    pub dirty_units_at_end: u64,
+}
+
 /// What the run loop needs of a drive, whichever side its FTL is on.
 #[typetag::serde]
 pub trait Drive: Send {
@@ -53,7 +78,7 @@ pub trait Drive: Send {
         0
     }
     /// The DRAM data cache's section of the summary (`None` without a cache).
-    fn cache_summary(&self) -> Option<super::cache::CacheSummary> {
+    fn cache_summary(&self) -> Option<CacheSummary> {
         None
     }
     /// The open-channel section of the summary (`None` for a block device).

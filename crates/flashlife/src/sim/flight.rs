@@ -2,8 +2,8 @@
 //! issued and when it finishes, and, under an event-driven scheduler, the table of requests
 //! in flight (a request's completion is then known only when the scheduler reports it).
 
-use crate::host::request::{HostRequest, IoKind};
 use crate::timing::Finished;
+use crate::workload::{HostRequest, IoKind};
 
 use super::{BehindBackground, RunState};
 

@@ -9,6 +9,7 @@
 //! is the event loop, `report` assembles what a run produced; this module holds the
 //! simulator's state, its construction and its checkpoints.
 
+pub mod budget;
 mod build;
 mod flight;
 mod progress;
@@ -17,6 +18,7 @@ pub(crate) mod request_log;
 mod run;
 mod run_queued;
 mod sampling;
+pub mod summary;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -32,11 +34,10 @@ use crate::host::Drive;
 pub use crate::seeds::stream_seed;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::reliability::LongReads;
-use crate::stats::summary::HostSummary;
 use crate::stats::timeseries::TimeSeries;
 use crate::workload::{self, Workload};
+use summary::HostSummary;
 
-pub use crate::run_dir::{resume_dir, run_to_dir, write_outputs, DirOptions};
 pub use build::{build_drive, build_flash, build_ftl};
 pub use progress::{Progress, ProgressSink};
 pub use report::{LatencyCdfs, RunOutput};
@@ -234,7 +235,7 @@ impl Simulator {
         cfg.validate()?;
         // Before anything large is allocated: a drive too big for the machine is an error,
         // not an aborted process.
-        crate::budget::check(&cfg)?;
+        budget::check(&cfg)?;
         resolve_failure_point(&mut cfg.failures, cfg.seed);
         if !cfg.ftl.timing {
             if let StopCondition::TimeNs(_) = cfg.run.stop_condition(1)? {

@@ -1,6 +1,7 @@
 //! What a run produced: the summary, the time series, the wear histogram and the latency
 //! distributions, assembled from the drive and the run loop's state.
 
+use super::summary::*;
 use crate::config::Config;
 use crate::flash::BitMode;
 use crate::ftl::Ftl;
@@ -8,7 +9,6 @@ use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::provenance::{sha256_hex, Provenance, TraceIdentity};
 use crate::stats::reliability::ReliabilitySummary;
-use crate::stats::summary::*;
 use crate::stats::timeseries::{Row, SampleRow, TimeSeries};
 use crate::stats::Cause;
 use crate::techniques;

@@ -13,7 +13,7 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::host::request::IoKind;
+use crate::workload::IoKind;
 
 /// The log's header row.
 pub const HEADER: &str = "arrival_ns,issue_ns,finish_ns,op,bytes,behind_background_ns,hard_threshold\n";

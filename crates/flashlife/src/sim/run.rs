@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use crate::config::{Arrivals, Interval, StopCondition};
 use crate::error::{Error, Result};
-use crate::host::request::{HostRequest, IoKind};
 use crate::host::Drive;
 use crate::workload;
+use crate::workload::{HostRequest, IoKind};
 
 use super::progress::{self, Progress};
 use super::report::{push_row, report, RunOutput};

@@ -3,7 +3,7 @@
 //! scheduler reports them finished.
 
 use crate::error::{Error, Result};
-use crate::host::request::{HostRequest, IoKind};
+use crate::workload::{HostRequest, IoKind};
 
 use super::Simulator;
 

@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Every, Interval, StopCondition};
 use crate::error::Result;
-use crate::host::request::IoKind;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::sampling::{
     estimate, Dist, LatencyEstimate, SampledLatency, SamplingSummary, WindowSummary, CONFIDENCE,
 };
+use crate::workload::IoKind;
 
 use super::report::push_row;
 use super::{RunState, Simulator};

@@ -764,31 +764,3 @@ mod tests {
         }
     }
 }
-
-/// Salvage's section of the summary (`techniques.salvage`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SalvageSummary {
-    /// Blocks in service with bad pages.
-    pub salvaged_blocks: u64,
-    /// Failed writes retried at the next good page of the same block.
-    pub skip_retries: u64,
-    /// Units of failed pages whose block had no good page left, placed in another block.
-    pub rehomed_units: u64,
-    /// The bad-page history table: entries, peak entries, lookups, memory.
-    pub bad_page_table: BphtStats,
-    /// Largest memory of the bad-page table over the run, in bytes.
-    pub bad_page_table_peak_memory_bytes: u64,
-}
-
-impl SalvageSummary {
-    /// The section from the FTL's bad-block statistics.
-    pub fn of(s: &crate::ftl::bad_block::BadBlockStats) -> Self {
-        SalvageSummary {
-            salvaged_blocks: s.salvaged_blocks,
-            skip_retries: s.skip_retries,
-            rehomed_units: s.rehomed_units,
-            bad_page_table: s.table,
-            bad_page_table_peak_memory_bytes: s.table_peak_memory_bytes,
-        }
-    }
-}

@@ -8,12 +8,13 @@ pub mod ftpassd_bench;
 pub mod hot_cold;
 pub mod readrelax;
 pub mod reusable;
+pub mod salvage;
 pub mod wom;
 pub mod zombie;
 
 use std::collections::BTreeMap;
 
-use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimKind};
+use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimName, ZombieConfig};
 use crate::error::Result;
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::{Ftl, Layout, Plugins};
@@ -21,16 +22,19 @@ use crate::seeds::stream_seed;
 
 /// The registry's first part: the policies the configured techniques put into the block FTL
 /// in place of the baseline's, before it is built (ZombieNAND's wear-unleveling victim choice
-/// and bit drop).
+/// and bit drop, salvage's bad-page skipping).
 pub fn ftl_plugins(cfg: &Config, flash: &FlashArray) -> Result<Plugins> {
     let mut plugins = Plugins::default();
-    if cfg.gc.victim == VictimKind::Zombie {
+    if cfg.gc.victim == VictimName::Technique(ZombieConfig::VICTIM) {
         let unit = Layout::of(cfg)?.unit_bytes;
         let units_by_mode = BitMode::ALL.map(|m| (flash.page_bytes(m) / unit) as u32 * flash.geo.pages_per_block);
         plugins.victim = Some(Box::new(zombie::ZombieVictim::new(cfg, flash, units_by_mode)));
     }
     if cfg.flash.end_of_life == EndOfLife::DropBit {
         plugins.end_of_life = Some(Box::new(zombie::DropBit));
+    }
+    if cfg.failures.on_program_failure == OnProgramFailure::SkipPage {
+        plugins.bad_blocks = Some(Box::new(salvage::SkipBadPages::new(flash.geo.blocks(), flash.geo.pages_per_block)));
     }
     Ok(plugins)
 }
@@ -47,7 +51,9 @@ pub fn summaries(cfg: &Config, ftl: Option<&Ftl>) -> BTreeMap<&'static str, serd
         add("reusable", serde_json::to_value(c));
     }
     if cfg.failures.on_program_failure == OnProgramFailure::SkipPage {
-        add("salvage", serde_json::to_value(bpht::SalvageSummary::of(&ftl.bad_block_stats())));
+        let policy = ftl.bad_block_policy().as_any().downcast_ref::<salvage::SkipBadPages>();
+        let policy = policy.expect("the registry puts salvage's policy in with skip_page");
+        add("salvage", serde_json::to_value(salvage::SalvageSummary::of(&ftl.bad_block_stats(), policy)));
     }
     out
 }

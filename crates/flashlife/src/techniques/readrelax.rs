@@ -14,8 +14,8 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::error::{Error, Result};
-use crate::host::request::{HostRequest, IoKind};
 use crate::workload::Workload;
+use crate::workload::{HostRequest, IoKind};
 
 /// Parameters of [`PoissonRandom`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

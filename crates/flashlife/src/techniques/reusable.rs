@@ -10,7 +10,9 @@
 //! multi-plane operation. Cold units, GC moves
 //! and failed encodings are first writes. GC (the FTL's `collect` hook) runs when clean +
 //! recycled blocks in a plane fall below `reusable.gc_threshold` (or the FTL needs clean
-//! blocks); the min-valid victim is erased if it is reused, if its plane has too few clean
+//! blocks): a hot unit whose lane has no recycled block asks the FTL for space
+//! (`Verdict::NeedSpace`) and is offered again after the FTL's write driver has run this GC,
+//! so no GC runs inside the technique's host path. The min-valid victim is erased if it is reused, if its plane has too few clean
 //! blocks, if recycled + reused blocks would exceed 2R (or, with `reusable.first_write_op`,
 //! would leave first writes too little spare space for the data they hold), or if it is past
 //! the fraction of its P/E budget second writes may use; otherwise it is recycled (no data
@@ -81,6 +83,41 @@ pub struct ReusableSsd {
     lane_of: Vec<usize>,
     /// Recycled blocks waiting to become RecycledActive, per plane.
     recycled: Vec<VecDeque<u32>>,
+    /// The hot unit that asked for space, and where it stopped. Never kept between requests
+    /// (the FTL's write driver runs the GC at once and offers the unit again), so never in a
+    /// checkpoint.
+    #[serde(skip)]
+    waiting: Option<Waiting>,
+}
+
+/// Where a hot unit's search for a pair stopped to ask for space (see `take_pair`).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    lpn: u32,
+    lane: usize,
+    /// Attempts to find a pair made (a lane found empty is closed and opened once more).
+    tries: u32,
+    /// The lane's planes (first, second) already cleaned for the lane being opened.
+    cleaned: [bool; 2],
+}
+
+/// What a search for a pair found.
+enum Pair {
+    /// The pair at this offset, its invalid data in the controller at this time.
+    Ready(u32, u64),
+    /// No pair: the unit is written as a first write.
+    None,
+    /// This plane needs GC (recycling) before the lane can open.
+    NeedSpace(u32),
+}
+
+/// What opening a lane found.
+enum LaneOpen {
+    Opened,
+    /// A plane has no recycled block even after GC.
+    Short,
+    /// This plane has no recycled block and has not been cleaned for it yet.
+    NeedSpace(u32),
 }
 
 impl ReusableSsd {
@@ -158,6 +195,7 @@ impl ReusableSsd {
             lanes,
             lane_of,
             recycled: vec![VecDeque::new(); geo.planes() as usize],
+            waiting: None,
         })
     }
 
@@ -228,18 +266,19 @@ impl ReusableSsd {
         }
     }
 
-    /// Make a lane's recycled blocks RecycledActive, recycling victims first if a plane has
-    /// none (GC only recycles when clean + recycled blocks are below the threshold).
-    fn open_lane(&mut self, ftl: &mut Ftl, l: usize, ready: u64) -> bool {
+    /// Make a lane's recycled blocks RecycledActive. A plane with none asks for GC first
+    /// (which recycles only when clean + recycled blocks are below the threshold), once per
+    /// opening: `cleaned` says which planes have had it.
+    fn open_lane(&mut self, ftl: &mut Ftl, l: usize, cleaned: &mut [bool; 2]) -> LaneOpen {
         let lane = self.lanes[l];
         let planes: &[u32] = if self.sequential { &lane.planes[..1] } else { &lane.planes[..] };
-        for &p in planes {
+        for (i, &p) in planes.iter().enumerate() {
             if self.recycled[p as usize].is_empty() {
-                let target = self.gc_threshold;
-                self.gc(ftl, p, ready, target);
-                if self.recycled[p as usize].is_empty() {
-                    return false;
+                if cleaned[i] {
+                    return LaneOpen::Short;
                 }
+                cleaned[i] = true;
+                return LaneOpen::NeedSpace(p);
             }
         }
         let b0 = self.recycled[lane.planes[0] as usize].pop_front().unwrap_or(NONE);
@@ -248,7 +287,7 @@ impl ReusableSsd {
             ftl.pair_blocks(b0, b1);
         }
         self.lanes[l] = Lane { blocks: [b0, b1], offset: 0, prefetched: None, lazy: false, ..lane };
-        true
+        LaneOpen::Opened
     }
 
     /// Garbage collection of `plane` until it has `target` clean + recycled blocks (at least
@@ -315,29 +354,36 @@ impl ReusableSsd {
         }
     }
 
-    /// The next pair of the lane and when its invalid data is in the controller.
-    fn take_pair(&mut self, ftl: &mut Ftl, l: usize, ready: u64) -> Option<(u32, u64)> {
-        for _ in 0..2 {
-            if self.lanes[l].blocks[0] == NONE && !self.open_lane(ftl, l, ready) {
-                return None;
+    /// The next pair of the unit's lane and when its invalid data is in the controller; or a
+    /// plane to clean first, `at` keeping where the search stopped for the next call.
+    fn take_pair(&mut self, ftl: &mut Ftl, at: &mut Waiting, ready: u64) -> Pair {
+        let l = at.lane;
+        while at.tries < 2 {
+            if self.lanes[l].blocks[0] == NONE {
+                match self.open_lane(ftl, l, &mut at.cleaned) {
+                    LaneOpen::Opened => at.cleaned = [false; 2],
+                    LaneOpen::Short => return Pair::None,
+                    LaneOpen::NeedSpace(plane) => return Pair::NeedSpace(plane),
+                }
             }
             if let Some((k, t)) = self.lanes[l].prefetched.take() {
                 if std::mem::take(&mut self.lanes[l].lazy) {
                     let lane = self.lanes[l];
-                    return Some((k, self.idle_read(ftl, &lane, k, t, ready)));
+                    return Pair::Ready(k, self.idle_read(ftl, &lane, k, t, ready));
                 }
-                return Some((k, t.max(ready)));
+                return Pair::Ready(k, t.max(ready));
             }
             let lane = self.lanes[l];
             match self.next_offset(ftl, &lane, lane.offset) {
                 Some(k) => {
                     counts(ftl).demand_reads += 1;
-                    return Some((k, self.read_pair(ftl, &lane, k, ready)));
+                    return Pair::Ready(k, self.read_pair(ftl, &lane, k, ready));
                 }
                 None => self.close_lane(ftl, l),
             }
+            at.tries += 1;
         }
-        None
+        Pair::None
     }
 
     /// Encoding attempts on the pair at `k` (data in at `t`): the offset finally used, or
@@ -387,15 +433,33 @@ fn counts(ftl: &mut Ftl) -> &mut SecondWriteCounters {
 #[typetag::serde]
 impl SecondWriteTechnique for ReusableSsd {
     fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict {
-        if !self.classifier.is_hot(lpn, request_units as u64 * self.unit_bytes) {
-            return Verdict::Declined(ready);
-        }
-        // The die the FTL's striping would give this unit: second and first writes of a
-        // request then share one rotation over the dies instead of colliding on one.
-        let l = self.lane_of[ftl.stripe_plane() as usize];
-        let Some((k, t)) = self.take_pair(ftl, l, ready) else {
-            counts(ftl).hot_first_writes += 1;
-            return Verdict::Declined(ready);
+        let mut at = match self.waiting.take() {
+            // Offered again after the space it asked for: already classified hot.
+            Some(at) => {
+                debug_assert_eq!(at.lpn, lpn, "the FTL offers the unit that asked for space");
+                at
+            }
+            None => {
+                if !self.classifier.is_hot(lpn, request_units as u64 * self.unit_bytes) {
+                    return Verdict::Declined(ready);
+                }
+                // The die the FTL's striping would give this unit: second and first writes of
+                // a request then share one rotation over the dies instead of colliding on one.
+                let lane = self.lane_of[ftl.stripe_plane() as usize];
+                Waiting { lpn, lane, tries: 0, cleaned: [false; 2] }
+            }
+        };
+        let l = at.lane;
+        let (k, t) = match self.take_pair(ftl, &mut at, ready) {
+            Pair::Ready(k, t) => (k, t),
+            Pair::NeedSpace(plane) => {
+                self.waiting = Some(at);
+                return Verdict::NeedSpace { plane, target: self.gc_threshold };
+            }
+            Pair::None => {
+                counts(ftl).hot_first_writes += 1;
+                return Verdict::Declined(ready);
+            }
         };
         let lane = self.lanes[l];
         let mode = ftl.flash.mode(lane.blocks[0]);

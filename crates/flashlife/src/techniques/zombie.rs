@@ -363,7 +363,11 @@ mod tests {
             .and_then(|b| b.set(&format!("zombie.early_switch={early}")))
             .and_then(|b| b.build())
             .unwrap();
-        let flash = crate::sim::build_flash(&cfg).unwrap();
+        // The oxide wear model alone (no failures): the array the run would build.
+        let geo = crate::flash::Geometry::new(&cfg.geometry);
+        let seed = crate::seeds::stream_seed(cfg.seed, "wear");
+        let wear = crate::flash::oxide::OxideWear::new(&cfg.flash.wear, geo.blocks() as usize, seed).unwrap();
+        let flash = FlashArray::new(geo, &cfg.flash, Box::new(wear), None);
         // TLC start: (0.30 - 0.05) * 32 / 2 = 4 early blocks (0..4).
         (ZombieVictim::new(&cfg, &flash, [4, 8, 16, 20]), flash)
     }

@@ -26,8 +26,9 @@ pub mod zipf;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-pub use crate::host::request::{HostRequest, IoKind};
+pub mod request;
 pub use periodic::{PeriodicConfig, PeriodicWrites};
+pub use request::{HostRequest, IoKind};
 pub use synthetic::{Mix, Permutation, Synthetic};
 pub use trace::{TraceCounters, TraceFormat, TraceReader};
 pub use tracestats::{trace_stats, workload_stats, TraceStats};

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::counters::ByCause;
-use super::latency::LatencySummary;
+use crate::stats::counters::ByCause;
+use crate::stats::latency::LatencySummary;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Summary {
@@ -39,14 +39,14 @@ pub struct Summary {
     /// them, with confidence intervals. When present, `latency_us`, `device_time_us` and
     /// `host_queue_wait_us` hold the measured requests only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<super::sampling::SamplingSummary>,
+    pub sampling: Option<crate::stats::sampling::SamplingSummary>,
     /// Trims (deallocate): present when the workload can issue them (`workload.trim_ratio`,
     /// `workload.trace.discards = "trim"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<TrimSummary>,
     /// The DRAM data cache (`[cache]`): hits, misses, destages; present when it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache: Option<crate::host::cache::CacheSummary>,
+    pub cache: Option<crate::host::interface::CacheSummary>,
     /// The cached mapping table (`[mapping_cache]`): lookups, hits, translation-page work;
     /// present when it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,9 +56,9 @@ pub struct Summary {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub techniques: BTreeMap<&'static str, serde_json::Value>,
     /// Error-aware reads, read reclaim and hints.
-    pub reliability: super::reliability::ReliabilitySummary,
+    pub reliability: crate::stats::reliability::ReliabilitySummary,
     /// What produced this result.
-    pub provenance: super::provenance::Provenance,
+    pub provenance: crate::stats::provenance::Provenance,
 }
 
 impl Summary {
@@ -268,7 +268,7 @@ impl Summary {
         }
         if let Some(sm) = &self.sampling {
             let e = &sm.estimate.all;
-            let ci = |x: &super::sampling::Estimate| {
+            let ci = |x: &crate::stats::sampling::Estimate| {
                 if x.low.is_nan() {
                     format!("{:.1} us", x.value)
                 } else {
