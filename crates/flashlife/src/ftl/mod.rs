@@ -19,6 +19,7 @@ mod maintenance;
 mod mapping;
 pub mod mapping_cache;
 pub mod oracle;
+pub mod pool;
 mod prefetch;
 mod read;
 pub mod read_model;
@@ -30,11 +31,10 @@ pub mod wear_leveling;
 mod whole_drive;
 mod write;
 
-use std::collections::VecDeque;
-
 pub use block_table::BlockTable;
 pub use gc::GcWatermarks;
 pub use mapping::Mapping;
+pub use pool::{Active, GC_RESERVE_BLOCKS};
 pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
 
 use crate::config::{Allocation, Config, EndOfLife};
@@ -44,15 +44,12 @@ use crate::stats::{Cause, FlashCounters};
 use crate::timing::{Scheduler, Transaction};
 use bad_block::{BadBlockPolicy, FailureAction, SalvageState};
 use fastdiv::Divisor;
+pub(crate) use gc_job::{BlockShape, CleanJob, Cleaner};
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
 use victim::VictimPolicy;
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
-
-/// Free blocks per pool that host writes never take: GC needs one to move data into, and a
-/// program failure during GC needs another to carry on.
-const GC_RESERVE_BLOCKS: usize = 2;
 
 /// No mapping / no owner.
 pub const UNMAPPED: u32 = u32::MAX;
@@ -102,32 +99,18 @@ impl EndOfLifePolicy for RetireWornOut {
     }
 }
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Active {
-    block: u32,
-    page: u32,
-    slot: u32,
-    /// Units per page of this block (at its mode).
-    upp: u32,
-    /// When the data of the open page's units is all in the controller.
-    ready: u64,
-}
-
-impl Active {
-    const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: 0 };
-}
-
+/// The block FTL's own state per pool (plane), beside the shared free list, write points
+/// and watermarks (`pool.rs`).
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Pool {
-    free: VecDeque<u32>,
-    active: [Active; 3],
-    marks: GcWatermarks,
+struct PlaneState {
     /// No space could be found here: host writes go elsewhere until data is invalidated.
     exhausted: bool,
     live_blocks: u32,
     erase_sum: u64,
     erases_since_check: u32,
 }
+
+type Pool = pool::Pool<PlaneState>;
 
 /// The page-mapping FTL with its flash array. It decides what the flash does and hands each
 /// operation to its scheduler as a transaction; the scheduler says when it completes.
@@ -290,14 +273,14 @@ impl Ftl {
             ));
         }
         let pools = (0..planes)
-            .map(|p| Pool {
-                free: (p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane).collect(),
-                active: [Active::CLOSED; 3],
-                marks: GcWatermarks::new(low, high),
-                exhausted: false,
-                live_blocks: geo.blocks_per_plane,
-                erase_sum: 0,
-                erases_since_check: 0,
+            .map(|p| {
+                let own = PlaneState {
+                    exhausted: false,
+                    live_blocks: geo.blocks_per_plane,
+                    erase_sum: 0,
+                    erases_since_check: 0,
+                };
+                Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, GcWatermarks::new(low, high), own)
             })
             .collect();
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
@@ -503,7 +486,7 @@ impl Ftl {
 
     fn pool_wear(&self, plane: u32) -> PoolWear {
         let p = &self.pools[plane as usize];
-        PoolWear { mean_erases: p.erase_sum as f64 / p.live_blocks.max(1) as f64 }
+        PoolWear { mean_erases: p.own.erase_sum as f64 / p.own.live_blocks.max(1) as f64 }
     }
 
     fn die(&mut self, reason: String) {
