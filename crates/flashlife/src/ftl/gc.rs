@@ -39,6 +39,63 @@ impl GcWatermarks {
     }
 }
 
+/// A drive's pools, as the GC watermarks see them (names for configuration errors).
+#[derive(Debug, Clone, Copy)]
+pub struct PoolShape {
+    /// "plane", "parallel unit".
+    pub name: &'static str,
+    /// "blocks", "chunks".
+    pub blocks: &'static str,
+    pub pools: u32,
+    pub blocks_per_pool: u32,
+}
+
+impl GcWatermarks {
+    /// The watermarks of each pool: `gc.low_watermark` and `gc.high_watermark` of its
+    /// blocks, rounded up, the low one above the reserve and the high one above the low one;
+    /// refused when they leave no blocks for data.
+    pub fn of_config(cfg: &Config, shape: PoolShape) -> Result<Self> {
+        let n = shape.blocks_per_pool as usize;
+        let mark = |frac: f64, min: usize| ((frac * n as f64).ceil() as usize).max(min);
+        let low = mark(cfg.gc.low_watermark, GC_RESERVE_BLOCKS + 1);
+        let high = mark(cfg.gc.high_watermark, low + 1);
+        if high + 2 > n {
+            let PoolShape { name, blocks, .. } = shape;
+            return Err(Error::config(
+                "gc.high_watermark",
+                cfg.gc.high_watermark,
+                format!("a watermark leaving {blocks} for data (a {name} has {n} {blocks})"),
+            ));
+        }
+        Ok(GcWatermarks::new(low, high))
+    }
+
+    /// Units the drive must hold: the logical space plus the high watermark's free blocks of
+    /// `block_units` units in every pool. Refused when the drive has fewer (`have`).
+    pub fn required_units(
+        &self,
+        cfg: &Config,
+        shape: PoolShape,
+        have: u64,
+        logical_units: u32,
+        block_units: u32,
+    ) -> Result<u64> {
+        let required = logical_units as u64 + self.high as u64 * shape.pools as u64 * block_units as u64;
+        if have < required {
+            let PoolShape { name, blocks, blocks_per_pool, .. } = shape;
+            return Err(Error::config(
+                "capacity",
+                format!("{:.4}", cfg.capacity.overprovisioning()),
+                format!(
+                    "more spare space than the GC high watermark holds ({} {blocks} of {blocks_per_pool} per {name})",
+                    self.high
+                ),
+            ));
+        }
+        Ok(required)
+    }
+}
+
 impl Ftl {
     /// Move every valid unit of `block` into its pool's GC stream (no erase). Units of
     /// `buffered` (a page whose program failed) come from the controller, not the flash.

@@ -32,10 +32,10 @@ mod whole_drive;
 mod write;
 
 pub use block_table::BlockTable;
-pub use gc::GcWatermarks;
+pub use gc::{GcWatermarks, PoolShape};
 pub use mapping::Mapping;
 pub use pool::{Active, GC_RESERVE_BLOCKS};
-pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
+pub(crate) use whole_drive::LogicalSpace;
 
 use crate::config::{Allocation, Config, EndOfLife};
 use crate::error::{Error, Result};
@@ -261,17 +261,8 @@ impl Ftl {
         let native_upp = upp_by_mode[flash.native_mode().index()];
         let block_units = geo.pages_per_block * native_upp;
         let planes = geo.planes();
-        let bpp = geo.blocks_per_plane as usize;
-        let mark = |frac: f64, min: usize| ((frac * bpp as f64).ceil() as usize).max(min);
-        let low = mark(cfg.gc.low_watermark, GC_RESERVE_BLOCKS + 1);
-        let high = mark(cfg.gc.high_watermark, low + 1);
-        if high + 2 > bpp {
-            return Err(Error::config(
-                "gc.high_watermark",
-                cfg.gc.high_watermark,
-                format!("a watermark leaving blocks for data (a plane has {bpp} blocks)"),
-            ));
-        }
+        let shape = PoolShape { name: "plane", blocks: "blocks", pools: planes, blocks_per_pool: geo.blocks_per_plane };
+        let marks = GcWatermarks::of_config(cfg, shape)?;
         let pools = (0..planes)
             .map(|p| {
                 let own = PlaneState {
@@ -280,7 +271,7 @@ impl Ftl {
                     erase_sum: 0,
                     erases_since_check: 0,
                 };
-                Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, GcWatermarks::new(low, high), own)
+                Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, marks, own)
             })
             .collect();
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
@@ -301,14 +292,7 @@ impl Ftl {
         let slots = blocks as u64 * slots_per_block as u64;
         let oracle = cfg.ftl.integrity_oracle.then(|| Oracle::new(layout.logical_units, slots));
         let live_units = blocks as u64 * block_units as u64;
-        let required_units = layout.logical_units as u64 + (high as u64 * planes as u64 * block_units as u64);
-        if live_units < required_units {
-            return Err(Error::config(
-                "capacity",
-                format!("{:.4}", cfg.capacity.overprovisioning()),
-                format!("more spare space than the GC high watermark holds ({} blocks of {} per plane)", high, bpp),
-            ));
-        }
+        let required_units = marks.required_units(cfg, shape, live_units, layout.logical_units, block_units)?;
         Ok(Ftl {
             stripe: geo.stripe_order(),
             geo,
