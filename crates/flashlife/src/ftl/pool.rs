@@ -145,18 +145,19 @@ mod tests {
         assert!(a.is_closed());
     }
 
-    /// Closed form: with low watermark 4 and high 6, a pool with 3 free blocks is due (clean to
-    /// 4, one more than it has), stays due until cleaned up to 6, and host writes never take
-    /// the reserve.
+    /// Closed form (`GcWatermarks`): with low watermark 4 and high 6, a pool with 2 free
+    /// blocks (the reserve, which host writes never take) is due, cleaning to one more than it
+    /// has (3); it stays due, one block more each time, until cleaned up to 6.
     #[test]
     fn a_pool_asks_for_cleaning_between_its_watermarks() {
-        let mut p = Pool::new(0..3, GcWatermarks::new(4, 6), ());
+        let mut p = Pool::new(0..2, GcWatermarks::new(4, 6), ());
         assert!(!p.may_open(Stream::Host) && p.may_open(Stream::Gc));
-        assert_eq!(p.gc_due(), Some(4));
-        p.free.extend([10, 11]);
+        assert_eq!(p.gc_due(), Some(3));
+        p.free.push_back(10);
         p.cleaned();
-        assert_eq!(p.gc_due(), Some(6), "still collecting below the high watermark");
-        p.free.push_back(12);
+        assert!(p.may_open(Stream::Host));
+        assert_eq!(p.gc_due(), Some(4), "still collecting below the high watermark");
+        p.free.extend([11, 12, 13]);
         p.cleaned();
         assert_eq!(p.gc_due(), None);
         p.active[Stream::Host as usize] = Active::opened(0, 0, 1);
