@@ -310,10 +310,9 @@ impl Cleaner for Ftl {
     }
     fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (u64, Cause) {
         let block = job.block;
-        let upp = self.upp_by_mode[self.flash.mode(block).index()];
         // A translation block's pages are the cached map's work (`mapping_cache.rs`).
         let cause = if self.cmt.is_some()
-            && (0..upp)
+            && (0..job.upp)
                 .any(|s| self.map.owner(first + s) != UNMAPPED && self.is_translation_unit(self.map.owner(first + s)))
         {
             Cause::Mapping

@@ -42,6 +42,8 @@ pub(crate) struct CleanJob {
     pub(crate) ready: u64,
     /// When its work so far finishes.
     done: u64,
+    /// Units per page of the block (at its mode, which a job does not change).
+    pub(crate) upp: u32,
     /// Erase the block once its data is moved (false: the caller retires it).
     erase: bool,
     phase: Phase,
@@ -126,6 +128,7 @@ pub(crate) trait Cleaner {
             cause,
             ready,
             done: ready,
+            upp: sh.upp,
             erase,
             phase: Phase::Move,
             ahead,
