@@ -108,12 +108,8 @@ impl Ftl {
         self.map.claim(slot, UNMAPPED);
         let b = self.block_of(slot);
         self.note_page_invalid(b);
-        let old = self.blocks.valid[b as usize];
-        self.blocks.valid[b as usize] = old - 1;
         let plane = self.plane_of_block(b);
-        if self.blocks.state[b as usize] == BlockState::Full {
-            self.victim.update(b, plane, old, old - 1);
-        }
+        self.blocks.unit_invalid(b, plane, self.victim.as_mut());
         self.pools[plane as usize].own.exhausted = false;
     }
 

@@ -35,6 +35,7 @@ pub use block_table::BlockTable;
 pub use gc::{GcWatermarks, PoolShape};
 pub use mapping::Mapping;
 pub use pool::{Active, GC_RESERVE_BLOCKS};
+pub(crate) use read::PageRuns;
 pub(crate) use whole_drive::LogicalSpace;
 
 use crate::config::{Allocation, Config, EndOfLife};

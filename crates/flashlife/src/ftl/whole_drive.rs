@@ -134,9 +134,7 @@ impl Ftl {
 
     /// Mean erase count of the native mode's rated cycles: how far through its life the drive is.
     pub fn life_used(&self) -> f64 {
-        let rated = self.flash.wear_model().rated_cycles(self.flash.native_mode()).max(1.0);
-        let sum: u64 = self.flash.erase_counts().iter().map(|&c| c as u64).sum();
-        sum as f64 / self.geo.blocks().max(1) as f64 / rated
+        self.flash.life_used()
     }
 }
 

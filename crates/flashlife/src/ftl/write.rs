@@ -95,8 +95,7 @@ impl Ftl {
     }
 
     pub(super) fn close_block(&mut self, block: u32, plane: u32) {
-        self.blocks.close(block, BlockState::Full);
-        self.victim.insert(block, plane, self.blocks.valid[block as usize]);
+        self.blocks.close_full(block, plane, self.victim.as_mut());
     }
 
     /// The plane the next host first write goes to (the striping position).

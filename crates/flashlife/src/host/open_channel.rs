@@ -20,12 +20,10 @@ use crate::ftl::pool::{Active, Pool};
 use crate::ftl::trim::{trim_units, TrimCounters};
 use crate::ftl::victim::{self, VictimPolicy};
 use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWatermarks, LogicalSpace};
-use crate::ftl::{Layout, Mapping, PoolShape, Stream, UNMAPPED};
+use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
 use crate::timing::Scheduler;
-
-const NONE: u32 = u32::MAX;
 
 /// The open-channel sections of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -209,11 +207,7 @@ impl OpenChannel {
     fn unmap_slot(&mut self, slot: u32) {
         self.map.claim(slot, UNMAPPED);
         let c = slot / self.spc;
-        let old = self.blocks.valid[c as usize];
-        self.blocks.valid[c as usize] = old - 1;
-        if self.blocks.state[c as usize] == BlockState::Full {
-            self.victim.update(c, self.pu_of(c), old, old - 1);
-        }
+        self.blocks.unit_invalid(c, self.pu_of(c), self.victim.as_mut());
     }
 
     /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so
@@ -271,8 +265,7 @@ impl OpenChannel {
     }
 
     fn close_chunk(&mut self, chunk: u32, pu: u32) {
-        self.blocks.close(chunk, BlockState::Full);
-        self.victim.insert(chunk, pu, self.blocks.valid[chunk as usize]);
+        self.blocks.close_full(chunk, pu, self.victim.as_mut());
     }
 
     /// The device reported a failed program (OCSSD): close the chunk (retired when collected)
@@ -394,8 +387,7 @@ impl OpenChannel {
     /// channel.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         let mut done = ready;
-        let mut run = NONE;
-        let mut n = 0u32;
+        let mut runs = PageRuns::new();
         for lpn in first..first + units {
             let slot = self.map.slot(lpn);
             if let Some(o) = &mut self.oracle {
@@ -409,19 +401,12 @@ impl OpenChannel {
                 self.dev.core.counters.buffer_hits += 1;
                 continue;
             }
-            let key = slot / self.upp;
-            if key == run {
-                n += 1;
-                continue;
+            if let Some((key, n)) = runs.add(slot / self.upp) {
+                done = done.max(self.read_page(key, n, ready, Cause::Host));
             }
-            if run != NONE {
-                done = done.max(self.read_page(run, n, ready, Cause::Host));
-            }
-            run = key;
-            n = 1;
         }
-        if run != NONE {
-            done = done.max(self.read_page(run, n, ready, Cause::Host));
+        if let Some((key, n)) = runs.finish() {
+            done = done.max(self.read_page(key, n, ready, Cause::Host));
         }
         done
     }
@@ -502,10 +487,7 @@ impl OpenChannel {
 
     /// Mean erase count over the native mode's rated cycles.
     pub fn life_used(&self) -> f64 {
-        let f = &self.dev.core.flash;
-        let rated = f.wear_model().rated_cycles(f.native_mode()).max(1.0);
-        let sum: u64 = f.erase_counts().iter().map(|&c| c as u64).sum();
-        sum as f64 / self.geo.blocks().max(1) as f64 / rated
+        self.dev.core.flash.life_used()
     }
 
     /// The open-channel summary at the end of a run.
