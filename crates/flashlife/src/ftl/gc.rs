@@ -308,6 +308,7 @@ impl Cleaner for Ftl {
         }
         ready
     }
+    #[inline]
     fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (u64, Cause) {
         let block = job.block;
         // A translation block's pages are the cached map's work (`mapping_cache.rs`).
