@@ -43,8 +43,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// in idle windows; 6: the queued scheduler's state, and the run loop's requests in flight; 7:
 /// sampled timing's cycle; 8: a third active block per pool, for translation pages; 9: the
 /// DRAM cache's and the mapping table's LRU order as one shared structure; 10: sampled
-/// timing keeps its timed requests only, the fast-forward ones being the rest).
-pub const FORMAT_VERSION: u32 = 10;
+/// timing keeps its timed requests only, the fast-forward ones being the rest; 11: the FTLs'
+/// pools as one shared type, the open-channel host FTL's with three write points and the
+/// block FTL's block states).
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

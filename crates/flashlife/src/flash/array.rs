@@ -195,6 +195,14 @@ impl FlashArray {
         self.reads_since_erase[block as usize]
     }
 
+    /// Mean erase count over the native mode's rated cycles: how far through its life the
+    /// array is.
+    pub fn life_used(&self) -> f64 {
+        let rated = self.wear_model().rated_cycles(self.native_mode()).max(1.0);
+        let sum: u64 = self.erase_counts().iter().map(|&c| c as u64).sum();
+        sum as f64 / self.geo.blocks().max(1) as f64 / rated
+    }
+
     pub fn wear_model(&self) -> &dyn WearModel {
         self.wear.as_ref()
     }

@@ -1,8 +1,10 @@
 //! The block table: per block (or, in the open-channel host FTL, per chunk) its valid units,
 //! the units it can hold, its life-cycle state and when it was closed. Both FTLs keep their
-//! blocks in one, and GC victim policies read it (`view`).
+//! blocks in one, tell the victim policy through it when a block fills up or loses a valid
+//! unit, and GC victim policies read it (`view`).
 
-use super::victim::VictimView;
+use super::victim::{VictimPolicy, VictimView};
+use super::BlockState;
 
 /// Per-block bookkeeping, indexed by block (chunk) number. `S` is the FTL's own life-cycle
 /// state type.
@@ -49,6 +51,25 @@ impl<S: Copy> BlockTable<S> {
     }
 }
 
+impl BlockTable<BlockState> {
+    /// A unit of `block` (in pool `pool`) no longer holds valid data: its valid count falls,
+    /// and a GC candidate's new count goes to the victim policy.
+    #[inline]
+    pub fn unit_invalid(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
+        let old = self.valid[block as usize];
+        self.valid[block as usize] = old - 1;
+        if self.state[block as usize] == BlockState::Full {
+            victim.update(block, pool, old, old - 1);
+        }
+    }
+
+    /// `block` (in pool `pool`) was filled: it becomes a GC candidate.
+    pub fn close_full(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
+        self.close(block, BlockState::Full);
+        victim.insert(block, pool, self.valid[block as usize]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +85,25 @@ mod tests {
         assert_eq!(t.invalid(2), 3);
         let v = t.view();
         assert_eq!((v.valid[2], v.capacity[3], v.closed_seq[0], v.now_seq), (7, 10, 2, 2));
+    }
+
+    /// Invariant: the table keeps the victim policy told. Greedy picks the candidate with the
+    /// fewest valid units, so the block that lost most units since both filled up is chosen.
+    #[test]
+    fn filling_and_invalidating_keep_the_victim_policy_told() {
+        let mut t = BlockTable::new(4, 8, BlockState::Free);
+        let mut v = crate::ftl::victim::build(crate::config::VictimKind::Greedy, 1, 4, 1, 8, 1).unwrap();
+        t.valid[0] = 8;
+        t.valid[1] = 8;
+        t.close_full(0, 0, v.as_mut());
+        t.close_full(1, 0, v.as_mut());
+        t.unit_invalid(1, 0, v.as_mut());
+        t.unit_invalid(1, 0, v.as_mut());
+        assert_eq!((t.valid[1], t.state[1]), (6, BlockState::Full));
+        assert_eq!(v.select(0, &t.view(), &mut |_| true), Some(1));
+        for _ in 0..3 {
+            t.unit_invalid(0, 0, v.as_mut());
+        }
+        assert_eq!(v.select(0, &t.view(), &mut |_| true), Some(0));
     }
 }

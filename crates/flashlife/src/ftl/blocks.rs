@@ -14,7 +14,7 @@ impl Ftl {
         let done = self.sched.submit(&Transaction::erase(self.die_of_block(block), block, mode, cause), ready);
         self.counters.block_erases.add(cause, 1);
         let status = self.flash.erase(block);
-        self.pools[plane as usize].erase_sum += 1;
+        self.pools[plane as usize].own.erase_sum += 1;
         if let Some(sw) = &mut self.sw {
             sw.on_erase(block);
         }
@@ -51,10 +51,10 @@ impl Ftl {
         self.blocks.state[block as usize] = BlockState::Free;
         let p = &mut self.pools[plane as usize];
         p.free.push_back(block);
-        p.erases_since_check += 1;
+        p.own.erases_since_check += 1;
         let interval = self.wl.check_interval();
-        if interval > 0 && p.erases_since_check >= interval {
-            p.erases_since_check = 0;
+        if interval > 0 && p.own.erases_since_check >= interval {
+            p.own.erases_since_check = 0;
             self.check_cold(plane);
         }
     }
@@ -65,8 +65,8 @@ impl Ftl {
         self.counters.retired_blocks += 1;
         self.live_units -= self.blocks.capacity[block as usize] as u64;
         let p = &mut self.pools[plane as usize];
-        p.live_blocks -= 1;
-        p.erase_sum -= self.flash.erase_count(block) as u64;
+        p.own.live_blocks -= 1;
+        p.own.erase_sum -= self.flash.erase_count(block) as u64;
         self.victim.erased(block, plane, 0, 0.0);
         self.bad_blocks.on_retire(block);
         self.check_capacity();

@@ -39,6 +39,63 @@ impl GcWatermarks {
     }
 }
 
+/// A drive's pools, as the GC watermarks see them (names for configuration errors).
+#[derive(Debug, Clone, Copy)]
+pub struct PoolShape {
+    /// "plane", "parallel unit".
+    pub name: &'static str,
+    /// "blocks", "chunks".
+    pub blocks: &'static str,
+    pub pools: u32,
+    pub blocks_per_pool: u32,
+}
+
+impl GcWatermarks {
+    /// The watermarks of each pool: `gc.low_watermark` and `gc.high_watermark` of its
+    /// blocks, rounded up, the low one above the reserve and the high one above the low one;
+    /// refused when they leave no blocks for data.
+    pub fn of_config(cfg: &Config, shape: PoolShape) -> Result<Self> {
+        let n = shape.blocks_per_pool as usize;
+        let mark = |frac: f64, min: usize| ((frac * n as f64).ceil() as usize).max(min);
+        let low = mark(cfg.gc.low_watermark, GC_RESERVE_BLOCKS + 1);
+        let high = mark(cfg.gc.high_watermark, low + 1);
+        if high + 2 > n {
+            let PoolShape { name, blocks, .. } = shape;
+            return Err(Error::config(
+                "gc.high_watermark",
+                cfg.gc.high_watermark,
+                format!("a watermark leaving {blocks} for data (a {name} has {n} {blocks})"),
+            ));
+        }
+        Ok(GcWatermarks::new(low, high))
+    }
+
+    /// Units the drive must hold: the logical space plus the high watermark's free blocks of
+    /// `block_units` units in every pool. Refused when the drive has fewer (`have`).
+    pub fn required_units(
+        &self,
+        cfg: &Config,
+        shape: PoolShape,
+        have: u64,
+        logical_units: u32,
+        block_units: u32,
+    ) -> Result<u64> {
+        let required = logical_units as u64 + self.high as u64 * shape.pools as u64 * block_units as u64;
+        if have < required {
+            let PoolShape { name, blocks, blocks_per_pool, .. } = shape;
+            return Err(Error::config(
+                "capacity",
+                format!("{:.4}", cfg.capacity.overprovisioning()),
+                format!(
+                    "more spare space than the GC high watermark holds ({} {blocks} of {blocks_per_pool} per {name})",
+                    self.high
+                ),
+            ));
+        }
+        Ok(required)
+    }
+}
+
 impl Ftl {
     /// Move every valid unit of `block` into its pool's GC stream (no erase). Units of
     /// `buffered` (a page whose program failed) come from the controller, not the flash.
@@ -103,32 +160,8 @@ impl Ftl {
             return done;
         }
         self.in_gc = true;
-        let mut done = ready;
-        // Policies that do not pick the emptiest block (FIFO, random) may pick one with no
-        // invalid data: cleaning it gains nothing but moves the log on. Give up after a whole
-        // pool's worth of such picks in a row.
-        let mut fruitless = 0;
-        while self.pools[plane as usize].free.len() < target && self.death.is_none() {
-            let Some(v) = self.select_victim(plane) else { break };
-            let valid = self.blocks.valid[v as usize];
-            if valid >= self.blocks.capacity[v as usize] {
-                fruitless += 1;
-                if self.victim.chooses_least_valid() || fruitless > self.geo.blocks_per_plane {
-                    break; // nothing to gain: every candidate is full of valid data
-                }
-            } else {
-                fruitless = 0;
-            }
-            done = done.max(self.clean(v, plane, ready, Cause::Gc));
-            self.counters.gc_victims += 1;
-            self.counters.gc_valid_moved += valid as u64;
-            if self.cmt.is_some() && self.pools[plane as usize].free.len() >= target {
-                // A cached map: the translation pages the episode's moves changed, rewritten
-                // once each into this plane; the loop then cleans on if they took its space.
-                done = done.max(self.flush_map_updates(ready, plane));
-            }
-        }
-        done = done.max(self.flush_map_updates(ready, plane)); // what the loop left, if room
+        let done = self.collect_victims(plane, ready, target);
+        let done = done.max(self.flush_map_updates(ready, plane)); // what the loop left, if room
         self.in_gc = false;
         done
     }
@@ -168,14 +201,6 @@ impl Ftl {
             .filter(|&(free, _)| free > 0)
             .max()
             .map(|(_, b)| b)
-    }
-
-    /// Move a full block's data away and erase it.
-    pub(super) fn clean(&mut self, block: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
-        self.victim.remove(block, plane, self.blocks.valid[block as usize]);
-        self.blocks.state[block as usize] = BlockState::Cleaning;
-        let job = self.start_job(block, None, ready, cause, true);
-        self.run_job(job)
     }
 
     /// Finish deferred work: blocks that failed a program are emptied and retired, cold
@@ -229,5 +254,99 @@ impl Ftl {
         }
         self.counters.gc_valid_moved_idle += self.counters.gc_valid_moved - moved;
         self.settle(from);
+    }
+}
+
+/// The block FTL's side of cleaning (`gc_job.rs`): pages at their block's bit mode, data from
+/// the flash (or the controller, or a second write's pair), translation pages to their own
+/// stream, victims filtered by wear leveling, emptied blocks erased by the block manager.
+impl Cleaner for Ftl {
+    type State = BlockState;
+    const CLEANING: BlockState = BlockState::Cleaning;
+
+    #[inline]
+    fn parts(&self) -> (&Mapping, &BlockTable<BlockState>, &dyn VictimPolicy) {
+        (&self.map, &self.blocks, self.victim.as_ref())
+    }
+    #[inline]
+    fn parts_mut(&mut self) -> (&mut BlockTable<BlockState>, &mut dyn VictimPolicy) {
+        (&mut self.blocks, self.victim.as_mut())
+    }
+    fn counters_mut(&mut self) -> &mut FlashCounters {
+        &mut self.counters
+    }
+    #[inline]
+    fn dead(&self) -> bool {
+        self.death.is_some()
+    }
+    fn pool_of(&self, block: u32) -> u32 {
+        self.geo.plane_of_block(block)
+    }
+    fn blocks_per_pool(&self) -> u32 {
+        self.geo.blocks_per_plane
+    }
+    fn free_in(&self, pool: u32) -> usize {
+        self.pools[pool as usize].free.len()
+    }
+    #[inline]
+    fn shape(&self, block: u32) -> BlockShape {
+        BlockShape {
+            upp: self.upp_by_mode[self.flash.mode(block).index()],
+            slots_per_block: self.slots_per_block,
+            stride: self.max_upp,
+            pages: self.geo.pages_per_block,
+        }
+    }
+    fn select_victim(&mut self, pool: u32) -> Option<u32> {
+        Ftl::select_victim(self, pool)
+    }
+    fn after_victim(&mut self, pool: u32, ready: u64, target: usize) -> u64 {
+        if self.cmt.is_some() && self.pools[pool as usize].free.len() >= target {
+            // A cached map: the translation pages the episode's moves changed, rewritten
+            // once each into this plane; the loop then cleans on if they took its space.
+            return self.flush_map_updates(ready, pool);
+        }
+        ready
+    }
+    #[inline]
+    fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (u64, Cause) {
+        let block = job.block;
+        // A translation block's pages are the cached map's work (`mapping_cache.rs`).
+        let cause = if self.cmt.is_some()
+            && (0..job.upp)
+                .any(|s| self.map.owner(first + s) != UNMAPPED && self.is_translation_unit(self.map.owner(first + s)))
+        {
+            Cause::Mapping
+        } else {
+            job.cause
+        };
+        let data_ready = if job.buffered == Some(page) {
+            job.ready
+        } else if self.sw.as_ref().is_some_and(|sw| sw.is_second(first)) {
+            self.read_second(first, job.ready, job.cause)
+        } else {
+            let reads = self.counters.page_reads.get(Cause::Mapping);
+            let r = self.read_page(block * self.geo.pages_per_block + page, n, job.ready, cause);
+            if let Some(c) = self.cmt.as_mut().filter(|_| cause == Cause::Mapping) {
+                c.counters.translation_reads += self.counters.page_reads.get(Cause::Mapping) - reads;
+            }
+            r
+        };
+        (data_ready, cause)
+    }
+    #[inline]
+    fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
+        self.move_unit(lpn, from, pool, ready, cause)
+    }
+    fn moved_all(&mut self, job: &CleanJob) -> u64 {
+        if self.in_gc {
+            return job.ready;
+        }
+        // A job outside GC (retirement, levelling, reclaim) updates the translation pages
+        // its moves changed now; GC does it once per episode (`collect`).
+        self.flush_map_updates(job.ready, job.plane)
+    }
+    fn erase_cleaned(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
+        self.erase_block(block, ready, cause)
     }
 }

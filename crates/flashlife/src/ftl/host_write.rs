@@ -96,8 +96,7 @@ impl Ftl {
                 WriteStep::NeedSpace { plane, target, ready, by } => {
                     self.collect(plane, ready, target);
                     if by == Asker::Pool {
-                        let p = &mut self.pools[plane as usize];
-                        p.marks.cleaned(p.free.len());
+                        self.pools[plane as usize].cleaned();
                     }
                 }
             }
@@ -128,9 +127,9 @@ impl Ftl {
             }
             loop {
                 let plane = self.stripe[self.stripe_pos];
-                if !self.pools[plane as usize].exhausted {
+                if !self.pools[plane as usize].own.exhausted {
                     if !std::mem::take(&mut w.space_made) {
-                        if let Some(target) = self.gc_due(plane) {
+                        if let Some(target) = self.pools[plane as usize].gc_due() {
                             w.space_made = true;
                             return WriteStep::NeedSpace { plane, target, ready, by: Asker::Pool };
                         }
@@ -145,7 +144,7 @@ impl Ftl {
                         }
                         break;
                     }
-                    self.pools[plane as usize].exhausted = true;
+                    self.pools[plane as usize].own.exhausted = true;
                 }
                 // A full pool: try the next in rotation (each pool once), whatever the allocation.
                 self.stripe_pos = self.next_in_rotation();
@@ -193,16 +192,6 @@ impl Ftl {
         w.unit_ready = Some(ready);
         w.tries = 0;
         Unit::Ready(ready)
-    }
-
-    /// Is `plane` due for cleaning before a host unit takes a new block there? The target
-    /// number of free blocks if so.
-    fn gc_due(&mut self, plane: u32) -> Option<usize> {
-        let p = &mut self.pools[plane as usize];
-        if p.active[Stream::Host as usize].block != NONE {
-            return None;
-        }
-        p.marks.target(p.free.len(), GC_RESERVE_BLOCKS)
     }
 }
 
@@ -254,8 +243,7 @@ mod tests {
                         assert!(ftl.pools[plane as usize].free.len() < target, "asked for space it had");
                         ftl.collect(plane, ready, target);
                         assert!(ftl.counters.gc_victims > victims, "the cleaning asked for found nothing");
-                        let p = &mut ftl.pools[plane as usize];
-                        p.marks.cleaned(p.free.len());
+                        ftl.pools[plane as usize].cleaned();
                     }
                 }
             }

@@ -33,7 +33,7 @@ impl Ftl {
             }
             BlockState::Open => {
                 let pool = &mut self.pools[plane as usize];
-                let Some(stream) = (0..3).find(|&s| pool.active[s].block == block) else {
+                let Some(stream) = pool.stream_in(block) else {
                     return ready;
                 };
                 let a = pool.active[stream];

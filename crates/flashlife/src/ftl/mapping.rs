@@ -65,6 +65,18 @@ impl Mapping {
         prefetch::prefetch(&self.p2l, slot as usize);
     }
 
+    /// Request the map entries of the units the `n` slots from `first` hold (a page GC is
+    /// about to move). Changes nothing.
+    #[inline]
+    pub fn prefetch_owners(&self, first: u32, n: u32) {
+        for slot in first..first + n {
+            let lpn = self.owner(slot);
+            if lpn != UNMAPPED {
+                self.prefetch_unit(lpn);
+            }
+        }
+    }
+
     /// Bytes the maps hold.
     pub fn bytes(&self) -> u64 {
         4 * (self.l2p.len() + self.p2l.len()) as u64
@@ -96,13 +108,9 @@ impl Ftl {
         self.map.claim(slot, UNMAPPED);
         let b = self.block_of(slot);
         self.note_page_invalid(b);
-        let old = self.blocks.valid[b as usize];
-        self.blocks.valid[b as usize] = old - 1;
         let plane = self.plane_of_block(b);
-        if self.blocks.state[b as usize] == BlockState::Full {
-            self.victim.update(b, plane, old, old - 1);
-        }
-        self.pools[plane as usize].exhausted = false;
+        self.blocks.unit_invalid(b, plane, self.victim.as_mut());
+        self.pools[plane as usize].own.exhausted = false;
     }
 
     /// Prefetch the map entries of logical units `first..first + units` (a request a few
@@ -129,17 +137,6 @@ impl Ftl {
             let slot = self.map.slot(lpn);
             if slot != UNMAPPED {
                 self.map.prefetch_slot(slot);
-            }
-        }
-    }
-
-    /// Prefetch the map entries of the valid units in the `upp` slots from `first`.
-    #[inline]
-    pub(super) fn prefetch_page_map(&self, first: u32, upp: u32) {
-        for slot in first..first + upp {
-            let lpn = self.map.owner(slot);
-            if lpn != UNMAPPED {
-                self.map.prefetch_unit(lpn);
             }
         }
     }

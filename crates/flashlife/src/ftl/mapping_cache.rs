@@ -402,11 +402,9 @@ impl Ftl {
                     (start, room) = (plane, true);
                     break;
                 }
-                let p = &mut self.pools[plane as usize];
-                if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_BLOCKS) {
+                if let Some(target) = self.pools[plane as usize].gc_target() {
                     self.collect(plane, ready, target);
-                    let p = &mut self.pools[plane as usize];
-                    p.marks.cleaned(p.free.len());
+                    self.pools[plane as usize].cleaned();
                 }
                 if self.pools[plane as usize].free.len() > GC_RESERVE_BLOCKS {
                     (start, room) = (plane, true);

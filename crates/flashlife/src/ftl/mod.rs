@@ -19,6 +19,7 @@ mod maintenance;
 mod mapping;
 pub mod mapping_cache;
 pub mod oracle;
+pub mod pool;
 mod prefetch;
 mod read;
 pub mod read_model;
@@ -30,12 +31,12 @@ pub mod wear_leveling;
 mod whole_drive;
 mod write;
 
-use std::collections::VecDeque;
-
 pub use block_table::BlockTable;
-pub use gc::GcWatermarks;
+pub use gc::{GcWatermarks, PoolShape};
 pub use mapping::Mapping;
-pub(crate) use whole_drive::{random_overwrites, CHECK_EVERY};
+pub use pool::{Active, GC_RESERVE_BLOCKS};
+pub(crate) use read::PageRuns;
+pub(crate) use whole_drive::LogicalSpace;
 
 use crate::config::{Allocation, Config, EndOfLife};
 use crate::error::{Error, Result};
@@ -44,15 +45,12 @@ use crate::stats::{Cause, FlashCounters};
 use crate::timing::{Scheduler, Transaction};
 use bad_block::{BadBlockPolicy, FailureAction, RetireOnFailure, SkipState};
 use fastdiv::Divisor;
+pub(crate) use gc_job::{BlockShape, CleanJob, Cleaner};
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
 use victim::VictimPolicy;
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
-
-/// Free blocks per pool that host writes never take: GC needs one to move data into, and a
-/// program failure during GC needs another to carry on.
-const GC_RESERVE_BLOCKS: usize = 2;
 
 /// No mapping / no owner.
 pub const UNMAPPED: u32 = u32::MAX;
@@ -102,32 +100,18 @@ impl EndOfLifePolicy for RetireWornOut {
     }
 }
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Active {
-    block: u32,
-    page: u32,
-    slot: u32,
-    /// Units per page of this block (at its mode).
-    upp: u32,
-    /// When the data of the open page's units is all in the controller.
-    ready: u64,
-}
-
-impl Active {
-    const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: 0 };
-}
-
+/// The block FTL's own state per pool (plane), beside the shared free list, write points
+/// and watermarks (`pool.rs`).
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Pool {
-    free: VecDeque<u32>,
-    active: [Active; 3],
-    marks: GcWatermarks,
+struct PlaneState {
     /// No space could be found here: host writes go elsewhere until data is invalidated.
     exhausted: bool,
     live_blocks: u32,
     erase_sum: u64,
     erases_since_check: u32,
 }
+
+type Pool = pool::Pool<PlaneState>;
 
 /// The page-mapping FTL with its flash array. It decides what the flash does and hands each
 /// operation to its scheduler as a transaction; the scheduler says when it completes.
@@ -280,26 +264,17 @@ impl Ftl {
         let native_upp = upp_by_mode[flash.native_mode().index()];
         let block_units = geo.pages_per_block * native_upp;
         let planes = geo.planes();
-        let bpp = geo.blocks_per_plane as usize;
-        let mark = |frac: f64, min: usize| ((frac * bpp as f64).ceil() as usize).max(min);
-        let low = mark(cfg.gc.low_watermark, GC_RESERVE_BLOCKS + 1);
-        let high = mark(cfg.gc.high_watermark, low + 1);
-        if high + 2 > bpp {
-            return Err(Error::config(
-                "gc.high_watermark",
-                cfg.gc.high_watermark,
-                format!("a watermark leaving blocks for data (a plane has {bpp} blocks)"),
-            ));
-        }
+        let shape = PoolShape { name: "plane", blocks: "blocks", pools: planes, blocks_per_pool: geo.blocks_per_plane };
+        let marks = GcWatermarks::of_config(cfg, shape)?;
         let pools = (0..planes)
-            .map(|p| Pool {
-                free: (p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane).collect(),
-                active: [Active::CLOSED; 3],
-                marks: GcWatermarks::new(low, high),
-                exhausted: false,
-                live_blocks: geo.blocks_per_plane,
-                erase_sum: 0,
-                erases_since_check: 0,
+            .map(|p| {
+                let own = PlaneState {
+                    exhausted: false,
+                    live_blocks: geo.blocks_per_plane,
+                    erase_sum: 0,
+                    erases_since_check: 0,
+                };
+                Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, marks, own)
             })
             .collect();
         let seed = cfg.seed ^ 0x6763_5f76_6963_7469; // the "gc" stream
@@ -320,14 +295,7 @@ impl Ftl {
         let slots = blocks as u64 * slots_per_block as u64;
         let oracle = cfg.ftl.integrity_oracle.then(|| Oracle::new(layout.logical_units, slots));
         let live_units = blocks as u64 * block_units as u64;
-        let required_units = layout.logical_units as u64 + (high as u64 * planes as u64 * block_units as u64);
-        if live_units < required_units {
-            return Err(Error::config(
-                "capacity",
-                format!("{:.4}", cfg.capacity.overprovisioning()),
-                format!("more spare space than the GC high watermark holds ({} blocks of {} per plane)", high, bpp),
-            ));
-        }
+        let required_units = marks.required_units(cfg, shape, live_units, layout.logical_units, block_units)?;
         Ok(Ftl {
             stripe: geo.stripe_order(),
             geo,
@@ -505,7 +473,7 @@ impl Ftl {
 
     fn pool_wear(&self, plane: u32) -> PoolWear {
         let p = &self.pools[plane as usize];
-        PoolWear { mean_erases: p.erase_sum as f64 / p.live_blocks.max(1) as f64 }
+        PoolWear { mean_erases: p.own.erase_sum as f64 / p.own.live_blocks.max(1) as f64 }
     }
 
     fn die(&mut self, reason: String) {

@@ -3,6 +3,8 @@
 //! The first violation is kept (the run stops with it); checks are counted. A trimmed unit
 //! (deallocated by the host) must read as unmapped until it is written again.
 
+use super::{Mapping, UNMAPPED};
+
 /// Version bookkeeping for the integrity oracle.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
@@ -78,6 +80,21 @@ impl Oracle {
             self.fail(format!(
                 "{what} of unit {lpn} from slot {slot}: slot belongs to unit {owner} at version {got}, expected version {want}"
             ));
+        }
+    }
+
+    /// Check `lpn` where `map` says it is (or that it is unmapped as it should be).
+    #[inline]
+    pub fn check_mapped(&mut self, what: &str, lpn: u32, map: &Mapping) {
+        let slot = map.slot(lpn);
+        let owner = if slot == UNMAPPED { UNMAPPED } else { map.owner(slot) };
+        self.check(what, lpn, slot, owner);
+    }
+
+    /// The final check of a run: every unit below `units` where `map` says it is.
+    pub fn check_all(&mut self, map: &Mapping, units: u32) {
+        for lpn in 0..units {
+            self.check_mapped("final check", lpn, map);
         }
     }
 

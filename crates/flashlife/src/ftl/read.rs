@@ -3,6 +3,38 @@
 
 use super::*;
 
+/// Units of a request that lie on one page are read with one sense: the request's units
+/// grouped into runs of consecutive units on one page (`key`: block * pages + page). Both
+/// FTLs read this way.
+pub(crate) struct PageRuns {
+    key: u32,
+    units: u32,
+}
+
+impl PageRuns {
+    pub(crate) fn new() -> Self {
+        PageRuns { key: NONE, units: 0 }
+    }
+
+    /// One more unit, on page `key`: the run it ends (page, units), if it starts a new one.
+    #[inline]
+    pub(crate) fn add(&mut self, key: u32) -> Option<(u32, u32)> {
+        if key == self.key {
+            self.units += 1;
+            return None;
+        }
+        let ended = (self.key != NONE).then_some((self.key, self.units));
+        (self.key, self.units) = (key, 1);
+        ended
+    }
+
+    /// The last run, if any unit was added.
+    #[inline]
+    pub(crate) fn finish(self) -> Option<(u32, u32)> {
+        (self.key != NONE).then_some((self.key, self.units))
+    }
+}
+
 impl Ftl {
     /// Read `units` mapping units from `first`, issued at `ready`. Returns when the last
     /// page's data has crossed its channel. Blocks the read model flags are rewritten after
@@ -19,8 +51,7 @@ impl Ftl {
     /// The reads of a host read request, nothing else.
     fn read_units(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         let mut done = ready;
-        let mut run_page = NONE; // (block * pages + page) of the current run of units
-        let mut run_units = 0u32;
+        let mut runs = PageRuns::new();
         for lpn in first..first + units {
             let slot = self.map.slot(lpn);
             if slot == UNMAPPED {
@@ -38,21 +69,13 @@ impl Ftl {
                 done = done.max(self.read_second(slot, ready, Cause::Host));
                 continue;
             }
-            let block = self.block_of(slot);
-            let page = self.page_of(slot);
-            let key = block * self.geo.pages_per_block + page;
-            if key == run_page {
-                run_units += 1;
-                continue;
+            let key = self.block_of(slot) * self.geo.pages_per_block + self.page_of(slot);
+            if let Some((page, n)) = runs.add(key) {
+                done = done.max(self.read_page(page, n, ready, Cause::Host));
             }
-            if run_page != NONE {
-                done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
-            }
-            run_page = key;
-            run_units = 1;
         }
-        if run_page != NONE {
-            done = done.max(self.read_page(run_page, run_units, ready, Cause::Host));
+        if let Some((page, n)) = runs.finish() {
+            done = done.max(self.read_page(page, n, ready, Cause::Host));
         }
         done
     }

@@ -212,7 +212,7 @@ impl Ftl {
         if self.blocks.state[b as usize] == BlockState::Full {
             self.victim.update(b, plane, old, old - 1);
         }
-        self.pools[plane as usize].exhausted = false;
+        self.pools[plane as usize].own.exhausted = false;
         if head {
             slot
         } else {

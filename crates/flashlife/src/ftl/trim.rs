@@ -14,27 +14,31 @@ pub struct TrimCounters {
     pub mapped_units: u64,
 }
 
+/// Deallocate `units` mapping units from `first` in either FTL: each mapped unit's old copy
+/// becomes invalid (its block's valid count falls), the oracle learns it must read as
+/// unmapped. Changes the map only: no transaction.
+pub(crate) fn trim_units<F: LogicalSpace + ?Sized>(ftl: &mut F, first: u32, units: u32) {
+    for lpn in first..first + units {
+        let (map, oracle, trims) = ftl.map_parts();
+        let mapped = map.slot(lpn) != UNMAPPED;
+        if let Some(o) = oracle {
+            // The version being dropped must still be where the map says, as for an
+            // overwrite: a unit lost and then trimmed would otherwise go unnoticed.
+            o.check_mapped("trim", lpn, map);
+            o.trim(lpn);
+        }
+        if mapped {
+            trims.mapped_units += 1;
+            ftl.unmap_unit(lpn, true);
+        }
+    }
+    ftl.map_parts().2.units += units as u64;
+}
+
 impl Ftl {
     /// Deallocate `units` mapping units from `first`. Changes the map only: no transaction.
     pub fn trim(&mut self, first: u32, units: u32) {
-        for lpn in first..first + units {
-            let slot = self.map.slot(lpn);
-            if let Some(o) = &mut self.oracle {
-                // The version being dropped must still be where the map says, as for an
-                // overwrite: a unit lost and then trimmed would otherwise go unnoticed.
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-                o.check("trim", lpn, slot, owner);
-                o.trim(lpn);
-            }
-            if slot != UNMAPPED {
-                if let Some(c) = self.cmt.as_mut() {
-                    c.trimmed(lpn);
-                }
-                self.trims.mapped_units += 1;
-                self.invalidate(lpn);
-            }
-        }
-        self.trims.units += units as u64;
+        trim_units(self, first, units);
     }
 
     /// What trims did so far.

@@ -8,7 +8,7 @@ impl Ftl {
     /// Open a new active block for `stream` in `plane`. Host streams leave the last free
     /// blocks to GC (whose cleaning a host write asks for beforehand: `host_write.rs`).
     pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: u64) -> bool {
-        if stream == Stream::Host && self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
+        if !self.pools[plane as usize].may_open(stream) {
             return false;
         }
         let (block, page) = loop {
@@ -23,7 +23,7 @@ impl Ftl {
         self.blocks.state[block as usize] = BlockState::Open;
         self.reads.on_open(block, ready);
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
-        self.pools[plane as usize].active[stream as usize] = Active { block, page, slot: 0, upp, ready: 0 };
+        self.pools[plane as usize].active[stream as usize] = Active::opened(block, page, upp);
         true
     }
 
@@ -38,19 +38,16 @@ impl Ftl {
         ready: u64,
         cause: Cause,
     ) -> Option<(u32, Option<u64>)> {
-        if self.pools[plane as usize].active[stream as usize].block == NONE && !self.open_block(plane, stream, ready) {
+        if self.pools[plane as usize].active[stream as usize].is_closed() && !self.open_block(plane, stream, ready) {
             return None;
         }
         let a = &mut self.pools[plane as usize].active[stream as usize];
         let block = a.block;
-        let slot = block * self.slots_per_block + a.page * self.max_upp + a.slot;
-        a.slot += 1;
-        a.ready = a.ready.max(ready);
+        let (slot, full) = a.take_slot(self.slots_per_block, self.max_upp, ready);
         self.map.bind(lpn, slot);
         self.blocks.valid[block as usize] += 1;
         self.counters.unit_programs.add(cause, 1);
-        let a = self.pools[plane as usize].active[stream as usize];
-        if a.slot < a.upp {
+        if !full {
             return Some((slot, None));
         }
         let done = self.program_page(plane, stream, cause);
@@ -90,23 +87,15 @@ impl Ftl {
                 }
             }
             let next = self.bad_blocks.next_usable_page(a.block, a.page + 1);
-            let active = &mut self.pools[plane as usize].active[stream as usize];
-            active.slot = 0;
-            active.ready = 0;
-            match next {
-                Some(page) => active.page = page,
-                None => {
-                    *active = Active::CLOSED;
-                    self.close_block(a.block, plane);
-                }
+            if self.pools[plane as usize].active[stream as usize].programmed(next) {
+                self.close_block(a.block, plane);
             }
             return done;
         }
     }
 
     pub(super) fn close_block(&mut self, block: u32, plane: u32) {
-        self.blocks.close(block, BlockState::Full);
-        self.victim.insert(block, plane, self.blocks.valid[block as usize]);
+        self.blocks.close_full(block, plane, self.victim.as_mut());
     }
 
     /// The plane the next host first write goes to (the striping position).

@@ -9,8 +9,6 @@
 //! when it is collected. Every read and relocation is checked by the integrity [`Oracle`],
 //! and the device checks that each read lands on the physical page holding it.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
 use crate::config::{Config, WriteCompletion};
@@ -18,17 +16,14 @@ use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
-use crate::ftl::trim::TrimCounters;
+use crate::ftl::pool::{Active, Pool};
+use crate::ftl::trim::{trim_units, TrimCounters};
 use crate::ftl::victim::{self, VictimPolicy};
-use crate::ftl::{random_overwrites, Layout, Mapping, CHECK_EVERY, UNMAPPED};
-use crate::ftl::{BlockTable, GcWatermarks};
+use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWatermarks, LogicalSpace};
+use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques::ftpassd::MemoryReport;
 use crate::timing::Scheduler;
-
-const NONE: u32 = u32::MAX;
-/// Free chunks per parallel unit host writes never take (room for GC and its failures).
-const GC_RESERVE_CHUNKS: usize = 2;
 
 /// The open-channel sections of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -67,37 +62,6 @@ pub fn layout(cfg: &Config) -> Result<Layout> {
     Ok(Layout { unit_bytes: base.unit_bytes, logical_units: logical as u32, physical_units })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-enum ChunkState {
-    Free,
-    Open,
-    Full,
-    Cleaning,
-    Retired,
-}
-
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Active {
-    chunk: u32,
-    page: u32,
-    slot: u32,
-    ready: u64,
-}
-
-impl Active {
-    const CLOSED: Active = Active { chunk: NONE, page: 0, slot: 0, ready: 0 };
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Pu {
-    free: VecDeque<u32>,
-    active: [Active; 2],
-    marks: GcWatermarks,
-}
-
-const HOST: usize = 0;
-const GC: usize = 1;
-
 /// The host FTL and the device below it.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct OpenChannel {
@@ -112,10 +76,12 @@ pub struct OpenChannel {
     /// Logical unit <-> slot, as the block FTL keeps them.
     map: Mapping,
     /// Valid and usable units, state and closing order per chunk (the block FTL's table).
-    blocks: BlockTable<ChunkState>,
+    blocks: BlockTable<BlockState>,
     /// The device reported a failed program in this chunk: retire it when collected.
     failed: Vec<bool>,
-    pus: Vec<Pu>,
+    /// Free chunks, host and GC write points and GC watermarks per parallel unit (the block
+    /// FTL's pools).
+    pus: Vec<Pool<()>>,
     stripe: Vec<u32>,
     stripe_pos: usize,
     victim: Box<dyn VictimPolicy>,
@@ -155,31 +121,10 @@ impl OpenChannel {
         let chunks = dev.logical_blocks();
         let pus_n = geo.planes();
         let cpp = chunks / pus_n;
-        let mark = |frac: f64, min: usize| ((frac * cpp as f64).ceil() as usize).max(min);
-        let low = mark(cfg.gc.low_watermark, GC_RESERVE_CHUNKS + 1);
-        let high = mark(cfg.gc.high_watermark, low + 1);
-        if high + 2 > cpp as usize {
-            return Err(Error::config(
-                "gc.high_watermark",
-                cfg.gc.high_watermark,
-                format!("a watermark leaving chunks for data (a parallel unit has {cpp} chunks)"),
-            ));
-        }
-        let required = lay.logical_units as u64 + high as u64 * pus_n as u64 * spc as u64;
-        if (chunks as u64 * spc as u64) < required {
-            return Err(Error::config(
-                "capacity",
-                format!("{:.4}", cfg.capacity.overprovisioning()),
-                format!("more spare space than the GC high watermark holds ({high} chunks of {cpp} per parallel unit)"),
-            ));
-        }
-        let pus = (0..pus_n)
-            .map(|p| Pu {
-                free: (p * cpp..(p + 1) * cpp).collect(),
-                active: [Active::CLOSED; 2],
-                marks: GcWatermarks::new(low, high),
-            })
-            .collect();
+        let shape = PoolShape { name: "parallel unit", blocks: "chunks", pools: pus_n, blocks_per_pool: cpp };
+        let marks = GcWatermarks::of_config(cfg, shape)?;
+        marks.required_units(cfg, shape, chunks as u64 * spc as u64, lay.logical_units, spc)?;
+        let pus = (0..pus_n).map(|p| Pool::new(p * cpp..(p + 1) * cpp, marks, ())).collect();
         let seed = crate::seeds::stream_seed(cfg.seed, "host_gc");
         let victim = victim::build(cfg.gc.victim, cfg.gc.d_choices, chunks, pus_n, spc, seed)?;
         let slots = chunks as u64 * spc as u64;
@@ -193,7 +138,7 @@ impl OpenChannel {
             chunks_per_pu: cpp,
             logical_units: lay.logical_units,
             map: Mapping::new(lay.logical_units, slots),
-            blocks: BlockTable::new(chunks, spc, ChunkState::Free),
+            blocks: BlockTable::new(chunks, spc, BlockState::Free),
             failed: vec![false; chunks as usize],
             pus,
             stripe_pos: 0,
@@ -262,91 +207,75 @@ impl OpenChannel {
     fn unmap_slot(&mut self, slot: u32) {
         self.map.claim(slot, UNMAPPED);
         let c = slot / self.spc;
-        let old = self.blocks.valid[c as usize];
-        self.blocks.valid[c as usize] = old - 1;
-        if self.blocks.state[c as usize] == ChunkState::Full {
-            self.victim.update(c, self.pu_of(c), old, old - 1);
-        }
+        self.blocks.unit_invalid(c, self.pu_of(c), self.victim.as_mut());
     }
 
     /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so
     /// (the host FTL's GC runs at once, ahead of the write's remaining pages).
     fn make_space_for_host(&mut self, pu: u32, ready: u64) {
-        let p = &mut self.pus[pu as usize];
-        if p.active[HOST].chunk != NONE {
-            return;
-        }
-        if let Some(target) = p.marks.target(p.free.len(), GC_RESERVE_CHUNKS) {
+        if let Some(target) = self.pus[pu as usize].gc_due() {
             self.collect(pu, ready, target);
-            let p = &mut self.pus[pu as usize];
-            p.marks.cleaned(p.free.len());
+            self.pus[pu as usize].cleaned();
         }
     }
 
     /// Open a chunk for `stream`; host streams leave the last free chunks to GC.
-    fn open_chunk(&mut self, pu: u32, stream: usize) -> bool {
-        if stream == HOST && self.pus[pu as usize].free.len() <= GC_RESERVE_CHUNKS {
+    fn open_chunk(&mut self, pu: u32, stream: Stream) -> bool {
+        let p = &mut self.pus[pu as usize];
+        if !p.may_open(stream) {
             return false;
         }
-        let Some(chunk) = self.pus[pu as usize].free.pop_front() else { return false };
-        self.blocks.state[chunk as usize] = ChunkState::Open;
-        self.pus[pu as usize].active[stream] = Active { chunk, page: 0, slot: 0, ready: 0 };
+        let Some(chunk) = p.free.pop_front() else { return false };
+        p.active[stream as usize] = Active::opened(chunk, 0, self.upp);
+        self.blocks.state[chunk as usize] = BlockState::Open;
         true
     }
 
     /// Give `lpn` the next slot of `pu`'s `stream` chunk. Returns the slot and whether the
     /// page is now full (the caller programs it with [`Self::flush`]).
     #[inline]
-    fn place(&mut self, pu: u32, stream: usize, lpn: u32, ready: u64) -> Option<(u32, bool)> {
-        if self.pus[pu as usize].active[stream].chunk == NONE && !self.open_chunk(pu, stream) {
+    fn place(&mut self, pu: u32, stream: Stream, lpn: u32, ready: u64) -> Option<(u32, bool)> {
+        if self.pus[pu as usize].active[stream as usize].is_closed() && !self.open_chunk(pu, stream) {
             return None;
         }
-        let a = &mut self.pus[pu as usize].active[stream];
-        let slot = a.chunk * self.spc + a.page * self.upp + a.slot;
-        a.slot += 1;
-        a.ready = a.ready.max(ready);
-        let full = a.slot == self.upp;
-        let c = a.chunk;
+        let a = &mut self.pus[pu as usize].active[stream as usize];
+        let chunk = a.block;
+        let (slot, full) = a.take_slot(self.spc, self.upp, ready);
         self.map.bind(lpn, slot);
-        self.blocks.valid[c as usize] += 1;
+        self.blocks.valid[chunk as usize] += 1;
         Some((slot, full))
     }
 
     /// Program the open page of `pu`'s `stream` chunk (padding unused slots). Returns when the
     /// device completes it.
-    fn flush(&mut self, pu: u32, stream: usize, cause: Cause) -> u64 {
-        let a = self.pus[pu as usize].active[stream];
-        if a.chunk == NONE || a.slot == 0 {
+    fn flush(&mut self, pu: u32, stream: Stream, cause: Cause) -> u64 {
+        let a = self.pus[pu as usize].active[stream as usize];
+        if a.is_closed() || a.slot == 0 {
             return a.ready;
         }
-        let (ack, outcome) = self.dev.write_page(a.chunk, a.page, a.ready, cause);
+        let (ack, outcome) = self.dev.write_page(a.block, a.page, a.ready, cause);
         if outcome == PageOutcome::Reported {
             return self.rewrite_failed(pu, stream, a, cause).max(ack);
         }
-        let act = &mut self.pus[pu as usize].active[stream];
-        act.page += 1;
-        act.slot = 0;
-        act.ready = 0;
-        if act.page == self.ppb {
-            *act = Active::CLOSED;
-            self.close_chunk(a.chunk, pu);
+        let next = (a.page + 1 < self.ppb).then_some(a.page + 1);
+        if self.pus[pu as usize].active[stream as usize].programmed(next) {
+            self.close_chunk(a.block, pu);
         }
         ack
     }
 
     fn close_chunk(&mut self, chunk: u32, pu: u32) {
-        self.blocks.close(chunk, ChunkState::Full);
-        self.victim.insert(chunk, pu, self.blocks.valid[chunk as usize]);
+        self.blocks.close_full(chunk, pu, self.victim.as_mut());
     }
 
     /// The device reported a failed program (OCSSD): close the chunk (retired when collected)
     /// and rewrite the page's units at the next write position of the stripe.
-    fn rewrite_failed(&mut self, pu: u32, stream: usize, a: Active, cause: Cause) -> u64 {
+    fn rewrite_failed(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> u64 {
         self.host_rewrites += 1;
-        self.failed[a.chunk as usize] = true;
-        self.blocks.capacity[a.chunk as usize] = a.page * self.upp;
-        self.pus[pu as usize].active[stream] = Active::CLOSED;
-        let first = a.chunk * self.spc + a.page * self.upp;
+        self.failed[a.block as usize] = true;
+        self.blocks.capacity[a.block as usize] = a.page * self.upp;
+        self.pus[pu as usize].active[stream as usize] = Active::CLOSED;
+        let first = a.block * self.spc + a.page * self.upp;
         let mut moved = std::mem::take(&mut self.scratch);
         moved.clear();
         for slot in first..first + a.slot {
@@ -357,7 +286,7 @@ impl OpenChannel {
                 self.unmap_slot(slot);
             }
         }
-        self.close_chunk(a.chunk, pu);
+        self.close_chunk(a.block, pu);
         let mut done = a.ready;
         let n = moved.len();
         for (i, &(lpn, from)) in moved.iter().enumerate() {
@@ -369,12 +298,12 @@ impl OpenChannel {
 
     /// Place a unit whose data is in host memory (it moved from `from`) on the next parallel
     /// unit that takes it, and program its page when full or when `last`.
-    fn place_anywhere(&mut self, lpn: u32, from: u32, stream: usize, ready: u64, cause: Cause, last: bool) -> u64 {
+    fn place_anywhere(&mut self, lpn: u32, from: u32, stream: Stream, ready: u64, cause: Cause, last: bool) -> u64 {
         let n = self.stripe.len();
         for _ in 0..n {
             self.stripe_pos = (self.stripe_pos + 1) % n;
             let pu = self.stripe[self.stripe_pos];
-            if stream == HOST {
+            if stream == Stream::Host {
                 self.make_space_for_host(pu, ready);
             }
             if let Some((slot, full)) = self.place(pu, stream, lpn, ready) {
@@ -394,9 +323,7 @@ impl OpenChannel {
         let mut done = ready;
         for lpn in first..first + units {
             if let Some(o) = &mut self.oracle {
-                let slot = self.map.slot(lpn);
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-                o.check("overwrite", lpn, slot, owner);
+                o.check_mapped("overwrite", lpn, &self.map);
             }
             self.invalidate(lpn);
             // The unit's program is counted by the device when it programs the page.
@@ -405,12 +332,12 @@ impl OpenChannel {
             loop {
                 let pu = self.stripe[self.stripe_pos];
                 self.make_space_for_host(pu, ready);
-                if let Some((slot, full)) = self.place(pu, HOST, lpn, ready) {
+                if let Some((slot, full)) = self.place(pu, Stream::Host, lpn, ready) {
                     if let Some(o) = &mut self.oracle {
                         o.write(lpn, slot);
                     }
                     if full {
-                        done = done.max(self.flush(pu, HOST, Cause::Host));
+                        done = done.max(self.flush(pu, Stream::Host, Cause::Host));
                         self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
                     }
                     break;
@@ -429,8 +356,8 @@ impl OpenChannel {
         if self.upp > 1 {
             // A command's last page is written padded: completion is synchronous per command.
             for pu in 0..self.geo.planes() {
-                if self.pus[pu as usize].active[HOST].slot > 0 {
-                    done = done.max(self.flush(pu, HOST, Cause::Host));
+                if self.pus[pu as usize].active[Stream::Host as usize].slot > 0 {
+                    done = done.max(self.flush(pu, Stream::Host, Cause::Host));
                 }
             }
         }
@@ -441,44 +368,30 @@ impl OpenChannel {
     /// their mappings, the chunks' valid counts fall, and the device is not told (its pages
     /// hold stale data GC will not move).
     pub fn trim(&mut self, first: u32, units: u32) {
-        for lpn in first..first + units {
-            let slot = self.map.slot(lpn);
-            if let Some(o) = &mut self.oracle {
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-                o.check("trim", lpn, slot, owner);
-                o.trim(lpn);
-            }
-            if slot != UNMAPPED {
-                self.trims.mapped_units += 1;
-                self.invalidate(lpn);
-            }
-        }
-        self.trims.units += units as u64;
+        trim_units(self, first, units);
     }
 
-    /// Is `slot` in a page still in host memory (the GC stream's partly filled page)?
+    /// Is `slot` in a page still in host memory (a stream's partly filled page)?
     #[inline]
     fn in_host_memory(&self, slot: u32) -> bool {
         let c = slot / self.spc;
-        if self.blocks.state[c as usize] != ChunkState::Open {
+        if self.blocks.state[c as usize] != BlockState::Open {
             return false;
         }
         let page = (slot % self.spc) / self.upp;
         let pu = self.pu_of(c) as usize;
-        self.pus[pu].active.iter().any(|a| a.chunk == c && a.page == page && a.slot > 0)
+        self.pus[pu].active.iter().any(|a| a.block == c && a.page == page && a.slot > 0)
     }
 
     /// Read `units` units from `first`. Returns when the last page's data has crossed its
     /// channel.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         let mut done = ready;
-        let mut run = NONE;
-        let mut n = 0u32;
+        let mut runs = PageRuns::new();
         for lpn in first..first + units {
             let slot = self.map.slot(lpn);
             if let Some(o) = &mut self.oracle {
-                let owner = if slot == UNMAPPED { UNMAPPED } else { self.map.owner(slot) };
-                o.check("read", lpn, if slot == UNMAPPED { 0 } else { slot }, owner);
+                o.check_mapped("read", lpn, &self.map);
             }
             if slot == UNMAPPED {
                 self.dev.core.counters.unmapped_reads += 1;
@@ -488,19 +401,12 @@ impl OpenChannel {
                 self.dev.core.counters.buffer_hits += 1;
                 continue;
             }
-            let key = slot / self.upp;
-            if key == run {
-                n += 1;
-                continue;
+            if let Some((key, n)) = runs.add(slot / self.upp) {
+                done = done.max(self.read_page(key, n, ready, Cause::Host));
             }
-            if run != NONE {
-                done = done.max(self.read_page(run, n, ready, Cause::Host));
-            }
-            run = key;
-            n = 1;
         }
-        if run != NONE {
-            done = done.max(self.read_page(run, n, ready, Cause::Host));
+        if let Some((key, n)) = runs.finish() {
+            done = done.max(self.read_page(key, n, ready, Cause::Host));
         }
         done
     }
@@ -511,92 +417,31 @@ impl OpenChannel {
         self.dev.read_page(chunk, page, units as u64 * self.unit_bytes, ready, cause)
     }
 
+    /// Host GC of `pu` up to `target` free chunks (the shared victim loop, `ftl::gc_job`).
     fn collect(&mut self, pu: u32, ready: u64, target: usize) -> u64 {
         if self.in_gc {
             return ready;
         }
         self.in_gc = true;
-        let mut done = ready;
-        let mut fruitless = 0;
-        while self.pus[pu as usize].free.len() < target && self.death.is_none() {
-            let view = self.blocks.view();
-            let Some(v) = self.victim.select(pu, &view, &mut |_| true) else { break };
-            let valid = self.blocks.valid[v as usize];
-            if valid >= self.blocks.capacity[v as usize] && !self.failed[v as usize] {
-                fruitless += 1;
-                if self.victim.chooses_least_valid() || fruitless > self.chunks_per_pu {
-                    break;
-                }
-            } else {
-                fruitless = 0;
-            }
-            done = done.max(self.clean(v, pu, ready));
-            let c = &mut self.dev.core.counters;
-            c.gc_victims += 1;
-            c.gc_valid_moved += valid as u64;
-        }
+        let done = self.collect_victims(pu, ready, target);
         self.in_gc = false;
         done
     }
 
-    /// Move a chunk's valid units to the GC stream and erase it (or retire a failed chunk).
-    fn clean(&mut self, chunk: u32, pu: u32, ready: u64) -> u64 {
-        self.victim.remove(chunk, pu, self.blocks.valid[chunk as usize]);
-        self.blocks.state[chunk as usize] = ChunkState::Cleaning;
-        let mut done = ready;
-        let base = chunk * self.spc;
-        for page in 0..self.ppb {
-            if self.blocks.valid[chunk as usize] == 0 {
-                break;
-            }
-            let first = base + page * self.upp;
-            let n = (first..first + self.upp).filter(|&s| self.map.owner(s) != UNMAPPED).count() as u32;
-            if n == 0 {
-                continue;
-            }
-            let data = self.read_page(chunk * self.ppb + page, n, ready, Cause::Gc);
-            for from in first..first + self.upp {
-                let lpn = self.map.owner(from);
-                if lpn == UNMAPPED {
-                    continue;
-                }
-                self.map.point(lpn, UNMAPPED);
-                self.unmap_slot(from);
-                done = done.max(self.move_unit(lpn, from, pu, data));
-                if self.death.is_some() {
-                    return done;
-                }
-            }
-        }
-        if self.failed[chunk as usize] {
-            self.dev.retire(chunk);
-            self.retire(chunk, pu);
-            return done;
-        }
-        let (erased, status) = self.dev.erase(chunk, ready, Cause::Gc);
-        if status == EraseStatus::Ok {
-            self.blocks.state[chunk as usize] = ChunkState::Free;
-            self.pus[pu as usize].free.push_back(chunk);
-        } else {
-            self.retire(chunk, pu);
-        }
-        done.max(erased)
-    }
-
-    fn retire(&mut self, chunk: u32, _pu: u32) {
-        self.blocks.state[chunk as usize] = ChunkState::Retired;
+    fn retire(&mut self, chunk: u32) {
+        self.blocks.state[chunk as usize] = BlockState::Retired;
         self.blocks.capacity[chunk as usize] = 0;
     }
 
     /// Move one unit (data in host memory) to the GC stream of `pu`, or of another unit.
-    fn move_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: u64) -> u64 {
+    fn move_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: u64, cause: Cause) -> u64 {
         let n = self.geo.planes();
         for target in (0..n).map(|i| (pu + i) % n) {
-            if let Some((slot, full)) = self.place(target, GC, lpn, ready) {
+            if let Some((slot, full)) = self.place(target, Stream::Gc, lpn, ready) {
                 if let Some(o) = &mut self.oracle {
                     o.relocate(lpn, from, lpn, slot);
                 }
-                return if full { self.flush(target, GC, Cause::Gc) } else { ready };
+                return if full { self.flush(target, Stream::Gc, cause) } else { ready };
             }
         }
         self.die(format!("no chunk in any parallel unit to move data from unit {pu} into"));
@@ -608,18 +453,13 @@ impl OpenChannel {
         self.dev.idle(from, until);
     }
 
-    /// Check every logical unit against the oracle and the device's translation.
+    /// Check every logical unit against the oracle, then the device's translation of each
+    /// one on the flash.
     pub fn verify_all(&mut self) -> Option<String> {
-        self.oracle.as_ref()?;
+        self.oracle.as_mut()?.check_all(&self.map, self.logical_units);
         for lpn in 0..self.logical_units {
             let slot = self.map.slot(lpn);
-            let o = self.oracle.as_mut().expect("checked");
-            if slot == UNMAPPED {
-                o.check("final check", lpn, 0, UNMAPPED);
-                continue;
-            }
-            o.check("final check", lpn, slot, self.map.owner(slot));
-            if !self.in_host_memory(slot) {
+            if slot != UNMAPPED && !self.in_host_memory(slot) {
                 let key = slot / self.upp;
                 self.dev.verify_page(key / self.ppb, key % self.ppb);
             }
@@ -627,39 +467,11 @@ impl OpenChannel {
         self.integrity_violation().map(str::to_string)
     }
 
-    /// Fill, then overwrite at random, in fast-forward (as the block FTL does).
-    /// `stop` is checked every few thousand writes; returns false if it stopped early.
+    /// Fill, then overwrite at random, in fast-forward (the block FTL's preconditioning, a
+    /// page of units per fill write). `stop` is checked every few thousand writes; returns
+    /// false if it stopped early.
     pub fn precondition(&mut self, fill: bool, drive_writes: f64, seed: u64, stop: &dyn Fn() -> bool) -> bool {
-        let timing = self.dev.core.sched.timing();
-        self.dev.core.sched.set_timing(false);
-        let mut stopped = false;
-        if fill {
-            let step = self.upp.max(1);
-            let mut lpn = 0;
-            let mut writes = 0u64;
-            while lpn < self.logical_units && self.death.is_none() {
-                if writes.is_multiple_of(CHECK_EVERY) && stop() {
-                    stopped = true;
-                    break;
-                }
-                let n = step.min(self.logical_units - lpn);
-                self.write(lpn, n, 0);
-                lpn += n;
-                writes += 1;
-            }
-        }
-        if !stopped {
-            let n = (drive_writes * self.logical_units as f64) as u64;
-            stopped = !random_overwrites(seed, self.logical_units, n, stop, |lpn, _| {
-                if self.death.is_some() {
-                    return false;
-                }
-                self.write(lpn, 1, 0);
-                true
-            });
-        }
-        self.dev.core.sched.set_timing(timing);
-        !stopped
+        self.fill_and_overwrite(fill, drive_writes, seed, stop)
     }
 
     /// Live (not retired) physical blocks by bit mode.
@@ -675,10 +487,7 @@ impl OpenChannel {
 
     /// Mean erase count over the native mode's rated cycles.
     pub fn life_used(&self) -> f64 {
-        let f = &self.dev.core.flash;
-        let rated = f.wear_model().rated_cycles(f.native_mode()).max(1.0);
-        let sum: u64 = f.erase_counts().iter().map(|&c| c as u64).sum();
-        sum as f64 / self.geo.blocks().max(1) as f64 / rated
+        self.dev.core.flash.life_used()
     }
 
     /// The open-channel summary at the end of a run.
@@ -692,5 +501,95 @@ impl OpenChannel {
             memory: self.dev.memory(),
             host_page_map_bytes: self.logical_units as u64 * 4,
         }
+    }
+}
+
+/// The host FTL's side of cleaning (`ftl::gc_job`): chunks of one bit mode, pages read from
+/// the device, units moved to a parallel unit's GC stream; a chunk with a reported program
+/// failure is worth cleaning however full, and retired instead of erased.
+impl Cleaner for OpenChannel {
+    type State = BlockState;
+    const CLEANING: BlockState = BlockState::Cleaning;
+
+    fn parts(&self) -> (&Mapping, &BlockTable<BlockState>, &dyn VictimPolicy) {
+        (&self.map, &self.blocks, self.victim.as_ref())
+    }
+    fn parts_mut(&mut self) -> (&mut BlockTable<BlockState>, &mut dyn VictimPolicy) {
+        (&mut self.blocks, self.victim.as_mut())
+    }
+    fn counters_mut(&mut self) -> &mut FlashCounters {
+        &mut self.dev.core.counters
+    }
+    fn dead(&self) -> bool {
+        self.death.is_some()
+    }
+    fn pool_of(&self, chunk: u32) -> u32 {
+        self.pu_of(chunk)
+    }
+    fn blocks_per_pool(&self) -> u32 {
+        self.chunks_per_pu
+    }
+    fn free_in(&self, pu: u32) -> usize {
+        self.pus[pu as usize].free.len()
+    }
+    fn shape(&self, _chunk: u32) -> BlockShape {
+        BlockShape { upp: self.upp, slots_per_block: self.spc, stride: self.upp, pages: self.ppb }
+    }
+    fn select_victim(&mut self, pu: u32) -> Option<u32> {
+        let view = self.blocks.view();
+        self.victim.select(pu, &view, &mut |_| true)
+    }
+    fn gains_nothing(&self, chunk: u32) -> bool {
+        let c = chunk as usize;
+        self.blocks.valid[c] >= self.blocks.capacity[c] && !self.failed[c]
+    }
+    fn read_for_move(&mut self, job: &CleanJob, page: u32, _first: u32, n: u32) -> (u64, Cause) {
+        (self.read_page(job.block * self.ppb + page, n, job.ready, job.cause), job.cause)
+    }
+    fn relocate_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: u64, cause: Cause) -> u64 {
+        self.map.point(lpn, UNMAPPED);
+        self.unmap_slot(from);
+        self.move_unit(lpn, from, pu, ready, cause)
+    }
+    fn erase_cleaned(&mut self, chunk: u32, ready: u64, cause: Cause) -> u64 {
+        if self.failed[chunk as usize] {
+            self.dev.retire(chunk);
+            self.retire(chunk);
+            return ready;
+        }
+        let (erased, status) = self.dev.erase(chunk, ready, cause);
+        if status == EraseStatus::Ok {
+            self.blocks.state[chunk as usize] = BlockState::Free;
+            let pu = self.pu_of(chunk);
+            self.pus[pu as usize].free.push_back(chunk);
+        } else {
+            self.retire(chunk);
+        }
+        erased
+    }
+}
+
+/// Trims and preconditioning, as the block FTL does them (`ftl::whole_drive`).
+impl LogicalSpace for OpenChannel {
+    fn logical_units(&self) -> u32 {
+        self.logical_units
+    }
+    fn died(&self) -> bool {
+        self.death.is_some()
+    }
+    fn map_parts(&mut self) -> (&Mapping, Option<&mut Oracle>, &mut TrimCounters) {
+        (&self.map, self.oracle.as_mut(), &mut self.trims)
+    }
+    fn unmap_unit(&mut self, lpn: u32, _trim: bool) {
+        self.invalidate(lpn);
+    }
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler {
+        self.dev.core.sched.as_mut()
+    }
+    fn write_now(&mut self, first: u32, units: u32) {
+        self.write(first, units, 0);
+    }
+    fn fill_units(&self) -> u32 {
+        self.upp
     }
 }
