@@ -133,6 +133,11 @@ pub struct QueuedScheduler {
     /// Completions between the engine and `finished` (empty between calls).
     #[serde(skip)]
     scratch: Vec<Completion>,
+    /// Transactions the engine started in the last `advance`: their records were asked
+    /// into cache then, and the work parked on them is asked for at the next `advance`
+    /// (a hint only; see `warm_up`).
+    #[serde(skip)]
+    warming: Vec<u64>,
 }
 
 impl QueuedScheduler {
@@ -158,6 +163,7 @@ impl QueuedScheduler {
             lag_limit,
             counts: Counts::default(),
             scratch: Vec::new(),
+            warming: Vec::new(),
         }
     }
 
@@ -347,6 +353,27 @@ impl QueuedScheduler {
         }
     }
 
+    /// Bring into cache what completions will touch. A saturated drive keeps tens of
+    /// thousands of decided transactions waiting, so the records of one that completes were
+    /// written long before and are out of cache; the engine says which transactions have just
+    /// started (they finish a sense or a program later), so their records are asked for now,
+    /// and at the next call (when those records have arrived) the work parked on them.
+    fn warm_up(&mut self) {
+        for &id in &self.warming {
+            if let Some(t) = self.tokens.find_id(id) {
+                if t.parked != NONE {
+                    self.parked.prefetch(t.parked);
+                }
+            }
+        }
+        self.warming.clear();
+        for &token in self.engine.started() {
+            let id = self.tokens.id_of(token);
+            self.tokens.prefetch(id);
+            self.warming.push(id);
+        }
+    }
+
     fn die_has_host_work(&self, die: u32) -> bool {
         !self.engine.is_idle(die)
             || self.engine.queue_len(die, Class::HostRead) > 0
@@ -500,6 +527,7 @@ impl EventDriven for QueuedScheduler {
     fn advance(&mut self, until: u64, out: &mut Vec<Finished>) {
         let mut comps = std::mem::take(&mut self.scratch);
         self.engine.advance(until, &mut comps);
+        self.warm_up();
         for c in comps.drain(..) {
             self.finished(c, out);
         }
