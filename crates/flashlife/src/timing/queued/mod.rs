@@ -35,6 +35,10 @@
 //!   write allocation and GC pacing. [`Queued::set_urgent`] is the caller's hard-threshold
 //!   flag for a die (its free blocks are nearly gone): the priority policy then serves
 //!   background work first on that die until the flag is cleared.
+//! - **A cache hint.** [`Queued::started`] names the transactions that got their die in the
+//!   last `advance`: a caller keeping its own records per token (the drive's adapter) asks for
+//!   them then, so that a completion after a deep queue does not miss the cache. It changes
+//!   nothing in the engine.
 //!
 //! # Resources and costs
 //!
