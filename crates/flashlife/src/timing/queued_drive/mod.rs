@@ -133,8 +133,9 @@ pub struct QueuedScheduler {
     /// Completions between the engine and `finished` (empty between calls).
     #[serde(skip)]
     scratch: Vec<Completion>,
-    /// Transactions the engine started in the last `advance`: their records were asked
-    /// into cache then, and the work parked on them is asked for a few calls later (a hint only; see `warm_up`).
+    /// Transactions the engine started in the last few `advance`s: their records were
+    /// asked into cache then, and the work parked on them is asked for `WARM_DELAY` calls
+    /// later (a hint only; see `warm_up`).
     #[serde(skip)]
     warming: [Vec<u64>; WARM_DELAY],
     #[serde(skip)]

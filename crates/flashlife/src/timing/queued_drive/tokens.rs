@@ -295,5 +295,10 @@ mod tests {
         let id = t.find(2 * 11 + 1).unwrap();
         assert_eq!((id, t.get(id).value), (10, 23));
         assert_eq!(t.id_of(id as u32), id);
+        // A forgotten value (still in the map until a sweep) is free again, and names its
+        // new transaction once handed out.
+        assert_eq!(t.unique_value(20), 21, "a forgotten value is not taken");
+        let again = t.push(tok(21));
+        assert_eq!(t.find(21), Some(again));
     }
 }
