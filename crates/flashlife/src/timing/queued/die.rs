@@ -131,7 +131,7 @@ impl Queued {
         match op {
             Op::Read => self.start_sense(d, r),
             Op::Program => self.start_program(d, r),
-            _ => self.start_array(d, r, Phase::Erase, self.now, self.slab[r].array_ns),
+            _ => self.start_array(d, r, Phase::Erase, self.now, self.slab[r].array_ns as u64),
         }
     }
 
@@ -151,16 +151,16 @@ impl Queued {
     }
 
     fn start_sense(&mut self, d: u32, r: u32) {
-        let end = self.now + self.slab[r].array_ns;
+        let end = self.now + self.slab[r].array_ns as u64;
         self.open(d, r, Phase::Sense, end);
     }
 
     fn start_program(&mut self, d: u32, r: u32) {
-        let x = self.slab[r].xfer_ns;
+        let x = self.slab[r].xfer_ns as u64;
         let c = self.dies[d as usize].channel as usize;
         self.channels[c].free_at = self.now + x;
         self.counters.channel_busy[c] += x;
-        self.start_array(d, r, Phase::Program, self.now + x, self.slab[r].array_ns);
+        self.start_array(d, r, Phase::Program, self.now + x, self.slab[r].array_ns as u64);
     }
 
     /// A program or erase whose array phase runs `array_ns` from `array_start`.
@@ -173,7 +173,7 @@ impl Queued {
     pub(super) fn start_out(&mut self, d: u32) {
         let now = self.now;
         let die = &mut self.dies[d as usize];
-        let x = self.slab[die.cur].xfer_ns;
+        let x = self.slab[die.cur].xfer_ns as u64;
         die.phase = Phase::Out;
         die.end = now + x;
         let c = die.channel as usize;

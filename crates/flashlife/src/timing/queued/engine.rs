@@ -64,6 +64,8 @@ impl Queued {
 
     pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
         let (array_ns, xfer_ns) = self.costs(tx);
+        let narrow = |ns: u64| u32::try_from(ns).expect("an operation of more than 4.29 s");
+        let (array_ns, xfer_ns) = (narrow(array_ns), narrow(xfer_ns));
         let ready = ready_at.max(self.now);
         let rec = Rec {
             op: tx.op,
@@ -226,6 +228,7 @@ impl Queued {
         let rec = &mut self.slab[r];
         rec.start = now;
         rec.bg_mark = behind;
+        self.started.push(rec.token);
         r
     }
 
@@ -295,7 +298,7 @@ impl Queued {
             return;
         }
         let r = self.link.q.pop(&self.slab);
-        let dur = self.slab[r].array_ns;
+        let dur = self.slab[r].array_ns as u64;
         self.slab[r].start = self.now;
         self.link.cur = r;
         self.link.free_at = self.now + dur;

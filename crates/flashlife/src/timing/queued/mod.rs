@@ -35,6 +35,10 @@
 //!   write allocation and GC pacing. [`Queued::set_urgent`] is the caller's hard-threshold
 //!   flag for a die (its free blocks are nearly gone): the priority policy then serves
 //!   background work first on that die until the flag is cleared.
+//! - **A cache hint.** [`Queued::started`] names the transactions that got their die in the
+//!   last `advance`: a caller keeping its own records per token (the drive's adapter) asks for
+//!   them then, so that a completion after a deep queue does not miss the cache. It changes
+//!   nothing in the engine.
 //!
 //! # Resources and costs
 //!
@@ -195,6 +199,9 @@ pub struct Queued {
     dirty_dies: Vec<u32>,
     dirty_channels: Vec<u32>,
     counters: Counters,
+    /// Tokens of the transactions started during the last `advance` (a hint, not state).
+    #[serde(skip)]
+    started: Vec<u32>,
 }
 
 impl Queued {
@@ -220,6 +227,7 @@ impl Queued {
             dirty_dies: Vec::new(),
             dirty_channels: Vec::new(),
             counters: Counters::new(params.die_channel.len(), params.channels as usize),
+            started: Vec::new(),
         }
     }
 
@@ -253,8 +261,16 @@ impl Queued {
     /// Run every event due by `until`, appending completions to `out` in time order; the
     /// clock becomes `until`.
     pub fn advance(&mut self, until: u64, out: &mut Vec<Completion>) {
+        self.started.clear();
         self.run_until(until, out);
         self.now = self.now.max(until);
+    }
+
+    /// Tokens of the transactions that got their die during the last `advance`, in start
+    /// order: they will complete soon, so a caller keeping state per token can ask for it to
+    /// be brought into cache now rather than miss on it at the completion (a hint only).
+    pub fn started(&self) -> &[u32] {
+        &self.started
     }
 
     /// Nothing is running on die `d` and nothing is suspended there.

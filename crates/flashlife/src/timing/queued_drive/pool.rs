@@ -29,6 +29,12 @@ impl<T: Copy> Pool<T> {
         }
     }
 
+    /// Ask for the record at `i` to be brought into cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        crate::cache_hint::prefetch_all(&self.items, i as usize);
+    }
+
     /// Take the record at `i` out (its index is free from now on).
     #[inline]
     pub fn take(&mut self, i: u32) -> T {

@@ -89,7 +89,9 @@ pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.
     base: u64,
-    /// Value -> id of every kept transaction.
+    /// Value -> id of every kept transaction, and of some forgotten ones (ids below
+    /// `base`, which count as absent): forgetting does not touch the map, whose entries for
+    /// old work are out of cache; it is swept when half of it is forgotten entries.
     by_value: HashMap<u64, u64, BuildHasherDefault<ValueHasher>>,
     /// Recent estimates and the last value handed out for each: a burst of transactions
     /// with one estimate (a victim's page reads, decided at one instant) starts probing
@@ -132,12 +134,12 @@ impl Tokens {
         let slot = (estimate.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % RECENT;
         let (seen, last) = self.recent[slot];
         let mut v = if seen == estimate { last + 2 } else { estimate | 1 };
-        if self.by_value.contains_key(&v) {
+        if self.taken(v) {
             // Taken (a dense run of values from other estimates): jump a pseudo-random even
             // step of up to 2 us from the id, so that runs do not have to be walked.
             let id = self.base + self.ring.len() as u64;
             v += 2 * (1 + (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54));
-            while self.by_value.contains_key(&v) {
+            while self.taken(v) {
                 v += 2;
             }
         }
@@ -145,11 +147,17 @@ impl Tokens {
         v
     }
 
+    /// Does a kept transaction have value `v`?
+    #[inline]
+    fn taken(&self, v: u64) -> bool {
+        self.by_value.get(&v).is_some_and(|&id| id >= self.base)
+    }
+
     /// Keep `t` (its value from `unique_value`); returns its id.
     pub fn push(&mut self, t: Tok) -> u64 {
         let id = self.base + self.ring.len() as u64;
         let clash = self.by_value.insert(t.value, id);
-        debug_assert!(clash.is_none(), "a value names one transaction");
+        debug_assert!(clash.is_none_or(|old| old < self.base), "a value names one transaction");
         self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
         id
@@ -165,7 +173,7 @@ impl Tokens {
         if v == value && id >= self.base {
             return Some(id);
         }
-        self.by_value.get(&value).copied()
+        self.by_value.get(&value).copied().filter(|&id| id >= self.base)
     }
 
     /// Transaction `id`, if still kept.
@@ -184,6 +192,20 @@ impl Tokens {
         &mut self.ring[(id - self.base) as usize]
     }
 
+    /// Ask for transaction `id`'s record to be brought into cache (a hint; nothing if it is
+    /// not kept).
+    #[inline]
+    pub fn prefetch(&self, id: u64) {
+        let Some(i) = id.checked_sub(self.base) else { return };
+        let (a, b) = self.ring.as_slices();
+        let i = i as usize;
+        if i < a.len() {
+            crate::cache_hint::prefetch_all(a, i);
+        } else {
+            crate::cache_hint::prefetch_all(b, i - a.len());
+        }
+    }
+
     /// The id of the engine's 32-bit token (ids in the ring span less than 2^32).
     #[inline]
     pub fn id_of(&self, token: u32) -> u64 {
@@ -197,10 +219,12 @@ impl Tokens {
             if f.finish == PENDING || f.parked != NONE {
                 break;
             }
-            let value = f.value;
             self.ring.pop_front();
-            self.by_value.remove(&value);
             self.base += 1;
+        }
+        if self.by_value.len() > 2 * self.ring.len().max(KEEP) {
+            let base = self.base;
+            self.by_value.retain(|_, id| *id >= base);
         }
     }
 
@@ -271,5 +295,10 @@ mod tests {
         let id = t.find(2 * 11 + 1).unwrap();
         assert_eq!((id, t.get(id).value), (10, 23));
         assert_eq!(t.id_of(id as u32), id);
+        // A forgotten value (still in the map until a sweep) is free again, and names its
+        // new transaction once handed out.
+        assert_eq!(t.unique_value(20), 21, "a forgotten value is not taken");
+        let again = t.push(tok(21));
+        assert_eq!(t.find(21), Some(again));
     }
 }
