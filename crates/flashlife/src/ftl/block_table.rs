@@ -92,7 +92,15 @@ mod tests {
     #[test]
     fn filling_and_invalidating_keep_the_victim_policy_told() {
         let mut t = BlockTable::new(4, 8, BlockState::Free);
-        let mut v = crate::ftl::victim::build(crate::config::VictimKind::Greedy, 1, 4, 1, 8, 1).unwrap();
+        let mut v = crate::ftl::victim::build(
+            crate::config::VictimName::Baseline(crate::config::VictimKind::Greedy),
+            1,
+            4,
+            1,
+            8,
+            1,
+        )
+        .unwrap();
         t.valid[0] = 8;
         t.valid[1] = 8;
         t.close_full(0, 0, v.as_mut());
