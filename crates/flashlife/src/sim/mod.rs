@@ -17,6 +17,7 @@ pub(crate) mod request_log;
 mod run;
 mod run_queued;
 mod sampling;
+mod unit_size;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
