@@ -18,7 +18,19 @@ use flashlife::workload::{Fold, Timestamps, TraceFilter, WorkloadContext, Worklo
 
 /// The pipeline `build` assembles for `cfg`, by hand, over a `Looped` that caches passes of at
 /// most `cache` requests (0: re-open the file every pass); `opens` counts the file's openings.
+/// `remap_first` remembers the runs of a replayed pass's requests (up to its default limit).
 fn pipeline(cfg: &TraceConfig, ctx: &WorkloadContext, cache: usize, opens: Arc<AtomicUsize>) -> Box<dyn Workload> {
+    pipeline_memo(cfg, ctx, cache, opens, flashlife::workload::shaping::REMAP_MEMO_RUNS)
+}
+
+/// As [`pipeline`], with `remap_first` remembering at most `memo` runs.
+fn pipeline_memo(
+    cfg: &TraceConfig,
+    ctx: &WorkloadContext,
+    cache: usize,
+    opens: Arc<AtomicUsize>,
+    memo: usize,
+) -> Box<dyn Workload> {
     let path = cfg.path.clone();
     let reader_cfg = cfg.clone();
     let keep = match cfg.filter {
@@ -43,7 +55,7 @@ fn pipeline(cfg: &TraceConfig, ctx: &WorkloadContext, cache: usize, opens: Arc<A
     }
     assert_eq!(cfg.fold, Fold::RemapFirst, "the tests fold with remap_first");
     let limit = if cfg.remap_limit_bytes == 0 { ctx.logical_bytes } else { cfg.remap_limit_bytes };
-    Box::new(RemapFirst::new(w, ctx.unit_bytes, limit.min(ctx.logical_bytes)).unwrap())
+    Box::new(RemapFirst::with_memo_limit(w, ctx.unit_bytes, limit.min(ctx.logical_bytes), memo).unwrap())
 }
 
 /// What a workload does at one step: a request, the end, or an error's text.
@@ -85,12 +97,12 @@ fn write_trace(dir: &Path, name: &str, text: &str) -> String {
 /// limit) with the re-reading one over `max` steps; returns (requests, opens when cached).
 fn compare(cfg: &TraceConfig, ctx: &WorkloadContext, cache: usize, max: u64) -> (u64, usize) {
     let (cached_opens, ref_opens) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let mut reference = pipeline(cfg, ctx, 0, ref_opens.clone());
+    let mut reference = pipeline_memo(cfg, ctx, 0, ref_opens.clone(), 0);
     let mut cached = pipeline(cfg, ctx, cache, cached_opens.clone());
     let n = same_streams(&mut *cached, &mut *reference, max);
     let wc = WorkloadConfig { kind: WorkloadKind::Trace, trace: cfg.clone(), ..WorkloadConfig::default() };
     let mut built = build(&wc, ctx).unwrap();
-    let mut reference = pipeline(cfg, ctx, 0, Arc::new(AtomicUsize::new(0)));
+    let mut reference = pipeline_memo(cfg, ctx, 0, Arc::new(AtomicUsize::new(0)), 0);
     assert_eq!(same_streams(&mut *built, &mut *reference, max), n, "build() against the reference");
     let passes = reference.counters().unwrap().passes as usize;
     if n > 0 && passes > 0 {
@@ -189,6 +201,126 @@ fn errors_are_the_same_with_the_cache() {
     cfg.non_monotonic = flashlife::workload::NonMonotonic::Error;
     cfg.skip_bad_lines = false;
     assert_eq!(compare(&cfg, &ctx(), usize::MAX, 100).0, 1);
+}
+
+/// The reference of the tests below: the file re-read every pass, every request folded anew.
+fn reference(cfg: &TraceConfig, ctx: &WorkloadContext) -> Box<dyn Workload> {
+    pipeline_memo(cfg, ctx, 0, Arc::new(AtomicUsize::new(0)), 0)
+}
+
+#[test]
+fn remap_first_remembers_replayed_requests_and_folds_them_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_trace(dir.path(), "t.csv", TRACE);
+    // Limits of 0 (room for all), 5 and 2 units (requests lose units, some all of theirs);
+    // memo limits from none to all: the rest of a pass is then folded again each time.
+    for limit_units in [0, 5, 2] {
+        for memo in [0, 1, 3, usize::MAX] {
+            let mut cfg = trace_cfg(path.clone());
+            cfg.remap_limit_bytes = limit_units * 4096;
+            let mut w = pipeline_memo(&cfg, &ctx(), usize::MAX, Arc::new(AtomicUsize::new(0)), memo);
+            assert_eq!(
+                same_streams(&mut *w, &mut *reference(&cfg, &ctx()), 2000),
+                2000,
+                "limit {limit_units}, memo {memo}"
+            );
+        }
+    }
+    // The memo is used: after a few passes every request of the pass is remembered.
+    let cfg = trace_cfg(path);
+    let open = move || -> flashlife::Result<Box<dyn Workload>> { Ok(Box::new(TraceReader::open(&cfg.path, &cfg)?)) };
+    let mut w = RemapFirst::new(Looped::new(open, 0).unwrap(), 4096, 1 << 30).unwrap();
+    for _ in 0..100 {
+        w.next_request().unwrap().unwrap();
+    }
+    assert_eq!(w.remembered(), 8, "the pass's 8 requests");
+}
+
+/// A flashlife CSV trace of `lines` (time, op, offset, size): unaligned requests over a small
+/// space, so that remap_first splits and drops.
+fn random_trace(lines: &[(bool, u64, u64)]) -> String {
+    let mut t = String::from("time_ns,op,offset,size\n");
+    for (i, (read, offset, size)) in lines.iter().enumerate() {
+        t += &format!("{},{},{offset},{size}\n", i * 1000, if *read { "R" } else { "W" });
+    }
+    t
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn remembered_folds_match_folding_anew(
+        lines in proptest::collection::vec((proptest::bool::ANY, 0u64..20 * 4096, 1u64..3 * 4096), 1..12),
+        limit_units in 1u64..16,
+        memo in proptest::prop_oneof![0usize..6, proptest::strategy::Just(usize::MAX)],
+        ignore: bool,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = trace_cfg(write_trace(dir.path(), "t.csv", &random_trace(&lines)));
+        cfg.remap_limit_bytes = limit_units * 4096;
+        cfg.timestamps = if ignore { Timestamps::Ignore } else { Timestamps::Honour };
+        let mut w = pipeline_memo(&cfg, &ctx(), usize::MAX, Arc::new(AtomicUsize::new(0)), memo);
+        same_streams(&mut *w, &mut *reference(&cfg, &ctx()), 300);
+        let wc = WorkloadConfig { kind: WorkloadKind::Trace, trace: cfg.clone(), ..WorkloadConfig::default() };
+        same_streams(&mut *build(&wc, &ctx()).unwrap(), &mut *reference(&cfg, &ctx()), 300);
+    }
+}
+
+/// `n` requests drawn from `w` in batches of `batch`: the requests, then the end or the error.
+fn batches(w: &mut dyn Workload, batch: usize, n: usize) -> Vec<Step> {
+    let mut got = std::collections::VecDeque::new();
+    let mut out = Vec::new();
+    while out.len() < n {
+        let ended = w.next_batch(&mut got, batch);
+        out.extend(got.drain(..).map(|r| Ok(Some(r))));
+        match ended {
+            Ok(false) => assert!(!out.is_empty() || batch == 0, "a batch that is not the end holds requests"),
+            Ok(true) => {
+                out.push(Ok(None));
+                break;
+            }
+            Err(e) => {
+                out.push(Err(e.to_string()));
+                break;
+            }
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+#[test]
+fn batches_are_the_requests_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_trace(dir.path(), "t.csv", TRACE);
+    let wc = |cfg: &TraceConfig| WorkloadConfig {
+        kind: WorkloadKind::Trace,
+        trace: cfg.clone(),
+        ..WorkloadConfig::default()
+    };
+    // Endless, a finite loop (its end), and an error in the first pass (no skipping).
+    let mut endless = trace_cfg(path.clone());
+    endless.remap_limit_bytes = 3 * 4096;
+    let finite = TraceConfig { loops: 3, ..endless.clone() };
+    let failing = TraceConfig { skip_bad_lines: false, ..endless.clone() };
+    for cfg in [endless, finite, failing] {
+        let mut one = reference(&cfg, &ctx());
+        let want: Vec<Step> = (0..500)
+            .map(|_| step(&mut *one))
+            .scan(false, |done, s| {
+                // Up to and including the end or the error.
+                if *done {
+                    return None;
+                }
+                *done = !matches!(s, Ok(Some(_)));
+                Some(s)
+            })
+            .collect();
+        for batch in [1, 3, 64] {
+            let got = batches(&mut *build(&wc(&cfg), &ctx()).unwrap(), batch, want.len());
+            assert_eq!(got, want, "batches of {batch}, {} steps", want.len());
+        }
+    }
 }
 
 /// Ignored by default; `scripts/test.sh` runs them (`-- --ignored shared_traces::`) when

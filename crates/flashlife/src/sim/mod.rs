@@ -19,6 +19,7 @@ mod run;
 mod run_queued;
 mod sampling;
 pub mod summary;
+mod unit_size;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

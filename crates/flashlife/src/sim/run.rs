@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use crate::config::{Arrivals, Interval, StopCondition};
 use crate::error::{Error, Result};
-use crate::host::Drive;
 use crate::workload;
 use crate::workload::{HostRequest, IoKind};
 
 use super::progress::{self, Progress};
 use super::report::{push_row, report, RunOutput};
 use super::sampling::Phase;
+use super::unit_size::UnitSize;
 use super::Simulator;
 
 impl Simulator {
@@ -23,9 +23,9 @@ impl Simulator {
     pub fn run(mut self) -> Result<RunOutput> {
         let started = Instant::now();
         self.open_request_log()?;
-        let unit = self.ftl.unit_bytes();
+        let unit = UnitSize::new(self.ftl.unit_bytes());
         let logical_units = self.ftl.logical_units() as u64;
-        let logical_bytes = logical_units * unit;
+        let logical_bytes = logical_units * unit.bytes();
         let stop = self.cfg.run.stop_condition(logical_bytes)?;
         let interval = self.cfg.stats.interval(logical_bytes)?;
         let checkpoint_every =
@@ -38,8 +38,11 @@ impl Simulator {
         let mut stop_reason = String::from("end of workload");
         let label = progress::label(stop);
         const LOOKAHEAD: usize = 2;
-        let mut ahead: VecDeque<Result<Option<HostRequest>>> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        // Requests are drawn a batch at a time: one call into the workload, not one a request.
+        const BATCH: usize = 64;
+        let mut ahead: VecDeque<HostRequest> = VecDeque::with_capacity(BATCH + LOOKAHEAD + 1);
         let mut drained = false;
+        let mut failed: Option<Error> = None;
 
         loop {
             let st = &self.state;
@@ -106,28 +109,33 @@ impl Simulator {
             }
             // Sampled timing: timing on or off for this request.
             self.sample_step(stop, open_loop)?;
-            // Requests are drawn from the workload `LOOKAHEAD` ahead (a workload does not see
-            // the drive, so the sequence is the same) to prefetch their map entries; errors and
-            // the end are reported when reached.
+            // Requests are drawn from the workload ahead of their turn (a workload does not see
+            // the drive, so the sequence is the same), `LOOKAHEAD` of them to prefetch their map
+            // entries; errors and the end are reported when reached.
             while !drained && ahead.len() <= LOOKAHEAD {
-                let r = self.workload.next_request();
-                drained = !matches!(r, Ok(Some(_)));
-                ahead.push_back(r);
-            }
-            let Some(req) = ahead.pop_front().expect("a drawn request")? else {
-                break;
-            };
-            for (i, r) in ahead.iter().enumerate() {
-                if let Ok(Some(r)) = r {
-                    let (first, units) = ((r.offset / unit) as u32, (r.size.max(1).div_ceil(unit)) as u32);
-                    if i == 0 {
-                        self.ftl.prefetch_slots(first, units);
-                    } else {
-                        self.ftl.prefetch_map(first, units);
-                    }
+                match self.workload.next_batch(&mut ahead, BATCH) {
+                    Ok(ended) => drained = ended,
+                    Err(e) => (drained, failed) = (true, Some(e)),
                 }
             }
-            let (first, units) = units_of(self.ftl.as_ref(), &req, logical_units)?;
+            // Copied out of the queue before it is popped: `pop_front`'s `Option` would move
+            // it in pieces (the option's tag lives in `kind`), and reading it back whole stalls.
+            let Some(&req) = ahead.front() else {
+                match failed.take() {
+                    Some(e) => return Err(e),
+                    None => break,
+                }
+            };
+            ahead.pop_front();
+            for (i, r) in ahead.iter().take(LOOKAHEAD).enumerate() {
+                let (first, units) = (unit.div(r.offset) as u32, unit.div_ceil(r.size.max(1)) as u32);
+                if i == 0 {
+                    self.ftl.prefetch_slots(first, units);
+                } else {
+                    self.ftl.prefetch_map(first, units);
+                }
+            }
+            let (first, units) = units_of(unit, &req, logical_units)?;
             let st = &mut self.state;
             if let Some(bits) = st.touched.as_mut() {
                 for u in first..first + units {
@@ -212,7 +220,7 @@ impl Simulator {
             self.state.log_bytes = log.flush()?;
         }
         let segment = started.elapsed().as_secs_f64();
-        Ok(report(self.cfg, self.ftl.as_ref(), self.state, segment, stop_reason, logical_bytes, unit))
+        Ok(report(self.cfg, self.ftl.as_ref(), self.state, segment, stop_reason, logical_bytes, unit.bytes()))
     }
 }
 
@@ -267,23 +275,22 @@ impl Simulator {
 }
 
 /// The mapping units a request covers.
-fn units_of(drive: &dyn Drive, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
-    let unit = drive.unit_bytes();
-    let first = req.offset / unit;
-    let last = (req.offset + req.size.max(1) - 1) / unit;
+fn units_of(unit: UnitSize, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+    let first = unit.div(req.offset);
+    let last = unit.div(req.offset + req.size.max(1) - 1);
     if last >= logical_units {
         return Err(Error::Run(format!(
                 "request at byte {} of {} bytes ends beyond the drive's {} logical bytes (fold the workload's addresses onto the drive)",
                 req.offset,
                 req.size,
-                logical_units * unit
+                logical_units * unit.bytes()
             )));
     }
     if req.kind == IoKind::Trim {
         // Only the units a trim covers whole are deallocated: the rest of a unit it touches
         // in part still holds data the host wants.
-        let whole_first = req.offset.div_ceil(unit);
-        let whole_end = (req.offset + req.size) / unit;
+        let whole_first = unit.div_ceil(req.offset);
+        let whole_end = unit.div(req.offset + req.size);
         return Ok((whole_first.min(last + 1) as u32, whole_end.saturating_sub(whole_first) as u32));
     }
     Ok((first as u32, (last - first + 1) as u32))

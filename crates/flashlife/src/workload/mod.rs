@@ -23,6 +23,8 @@ pub mod trace;
 pub mod tracestats;
 pub mod zipf;
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -44,6 +46,30 @@ pub trait Workload: Send {
     fn counters(&self) -> Option<TraceCounters> {
         None
     }
+
+    /// For a workload that replays one fixed sequence of requests over and over (a looped
+    /// trace replayed from memory): the position, in that sequence, of the request it returned
+    /// last. Two requests at the same position are the same request apart from their arrival
+    /// time, so an adapter may remember what it made of one (`shaping::RemapFirst` does).
+    /// `None` (the default) promises nothing.
+    fn replay_index(&self) -> Option<usize> {
+        None
+    }
+
+    /// Append up to `max` requests to `out`, as `max` calls of [`Workload::next_request`]
+    /// would return them; `true` when the workload ended before `max`. An error comes after
+    /// the requests appended before it. The run loop draws its requests this way: one call
+    /// (through the workload's box) a batch instead of one a request, and the adapters of a
+    /// concrete pipeline inlined into a single loop.
+    fn next_batch(&mut self, out: &mut VecDeque<HostRequest>, max: usize) -> Result<bool> {
+        for _ in 0..max {
+            match self.next_request()? {
+                Some(r) => out.push_back(r),
+                None => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
 }
 
 impl<W: Workload + ?Sized> Workload for Box<W> {
@@ -52,6 +78,12 @@ impl<W: Workload + ?Sized> Workload for Box<W> {
     }
     fn counters(&self) -> Option<TraceCounters> {
         (**self).counters()
+    }
+    fn replay_index(&self) -> Option<usize> {
+        (**self).replay_index()
+    }
+    fn next_batch(&mut self, out: &mut VecDeque<HostRequest>, max: usize) -> Result<bool> {
+        (**self).next_batch(out, max)
     }
 }
 

@@ -1,7 +1,11 @@
 //! Host requests as the workload produces them and the host interface consumes them.
 
-/// Direction of a host request.
+/// Direction of a host request. Two bytes wide so that a [`HostRequest`] has no padding: a
+/// request is then copied as two whole 16-byte halves, where a padding byte had the compiler
+/// copy it in overlapping pieces that defeat store-to-load forwarding (a stall on every
+/// request the run loop takes from its look-ahead queue).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[repr(u16)]
 pub enum IoKind {
     Read,
     Write,
@@ -30,5 +34,6 @@ pub struct HostRequest {
     pub budget_us: u32,
 }
 
-// The request is copied through every workload adapter: the budget fits in the padding.
+// The request is copied through every workload adapter: the budget fits in the padding, and
+// the kind fills the rest.
 const _: () = assert!(std::mem::size_of::<HostRequest>() == 32);

@@ -38,13 +38,27 @@ pub fn build_trace(cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn W
             None => Box::new(r),
         })
     };
-    let mut w: Box<dyn Workload> = if cfg.loops == 1 { open()? } else { Box::new(Looped::new(open, cfg.loops)?) };
-    if cfg.time_scale != 1.0 {
-        w = Box::new(TimeScale::new(w, cfg.time_scale));
+    // One concrete type per pipeline, boxed once: a request then crosses the adapters
+    // without a virtual call (or a copy through each box) per layer.
+    if cfg.loops == 1 {
+        retime(open()?, cfg, ctx)
+    } else {
+        retime(Looped::new(open, cfg.loops)?, cfg, ctx)
     }
-    if cfg.timestamps == Timestamps::Ignore {
-        w = Box::new(IgnoreTimestamps(w));
+}
+
+/// The time scaling and ignoring of timestamps of `cfg` over `w`, then its folding.
+fn retime<W: Workload + 'static>(w: W, cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn Workload>> {
+    match (cfg.time_scale != 1.0, cfg.timestamps == Timestamps::Ignore) {
+        (false, false) => fold(w, cfg, ctx),
+        (true, false) => fold(TimeScale::new(w, cfg.time_scale), cfg, ctx),
+        (false, true) => fold(IgnoreTimestamps(w), cfg, ctx),
+        (true, true) => fold(IgnoreTimestamps(TimeScale::new(w, cfg.time_scale)), cfg, ctx),
     }
+}
+
+/// The address folding of `cfg` over `w`.
+fn fold<W: Workload + 'static>(w: W, cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn Workload>> {
     Ok(match cfg.fold {
         Fold::RemapFirst => {
             let limit = if cfg.remap_limit_bytes == 0 { ctx.logical_bytes } else { cfg.remap_limit_bytes };
@@ -306,18 +320,9 @@ impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Looped<F> {
         Ok(r)
     }
 
-    /// The counters of the pass under way (all of it once it is over).
-    fn pass_counters(&self) -> Option<TraceCounters> {
-        match (&self.cur, &self.cache) {
-            (Some(cur), _) => cur.counters(),
-            (None, Cache::Ready(c)) => Some(c.counters_at(self.pos as u64, self.over)),
-            (None, _) => None,
-        }
-    }
-}
-
-impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Workload for Looped<F> {
-    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+    /// [`Workload::next_request`] from the file, or at a pass's end.
+    #[inline(never)]
+    fn next_request_slow(&mut self) -> Result<Option<HostRequest>> {
         loop {
             if let Some(mut r) = self.next_in_pass()? {
                 self.pass_requests += 1;
@@ -356,12 +361,47 @@ impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Workload for Looped<F> {
             self.pass_last = 0;
         }
     }
+
+    /// The counters of the pass under way (all of it once it is over).
+    fn pass_counters(&self) -> Option<TraceCounters> {
+        match (&self.cur, &self.cache) {
+            (Some(cur), _) => cur.counters(),
+            (None, Cache::Ready(c)) => Some(c.counters_at(self.pos as u64, self.over)),
+            (None, _) => None,
+        }
+    }
+}
+
+impl<F: FnMut() -> Result<Box<dyn Workload>> + Send> Workload for Looped<F> {
+    /// The common case, a pass replayed from memory, inlined into the adapters above; the
+    /// rest (the file, a pass's end) in [`Looped::next_request_slow`].
+    #[inline]
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        if let (None, Cache::Ready(c)) = (&self.cur, &self.cache) {
+            if let Some(&r) = c.reqs.get(self.pos) {
+                self.pos += 1;
+                self.pass_requests += 1;
+                self.pass_last = r.arrival_ns;
+                return Ok(Some(HostRequest { arrival_ns: r.arrival_ns.saturating_add(self.offset), ..r }));
+            }
+        }
+        self.next_request_slow()
+    }
     fn counters(&self) -> Option<TraceCounters> {
         let mut c = self.done.clone();
         if let Some(cur) = self.pass_counters() {
             c.absorb(&cur);
         }
         Some(c)
+    }
+    /// Known while passes are replayed from memory: the cached pass is the fixed sequence.
+    #[inline]
+    fn replay_index(&self) -> Option<usize> {
+        if self.cur.is_none() && self.pos > 0 {
+            Some(self.pos - 1)
+        } else {
+            None
+        }
     }
 }
 
@@ -400,17 +440,26 @@ impl<W: Workload> Workload for TimeScale<W> {
     fn counters(&self) -> Option<TraceCounters> {
         self.inner.counters()
     }
+    #[inline]
+    fn replay_index(&self) -> Option<usize> {
+        self.inner.replay_index()
+    }
 }
 
 /// Sets every arrival time to 0: closed-loop replay of a trace.
 pub struct IgnoreTimestamps<W>(pub W);
 
 impl<W: Workload> Workload for IgnoreTimestamps<W> {
+    #[inline]
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         Ok(self.0.next_request()?.map(|r| HostRequest { arrival_ns: 0, ..r }))
     }
     fn counters(&self) -> Option<TraceCounters> {
         self.0.counters()
+    }
+    #[inline]
+    fn replay_index(&self) -> Option<usize> {
+        self.0.replay_index()
     }
 }
 
@@ -481,6 +530,13 @@ impl<W: Workload> Workload for CheckBounds<W> {
 /// units (counted as dropped). A request whose units land on non-consecutive compact units is
 /// split into one request per consecutive run. Memory: one hash entry per kept unit, never
 /// more than the drive's unit count.
+///
+/// What a request folds into never changes after the first time: each of its units was then
+/// mapped for good or dropped because the map was full, and the map stays full. So over a
+/// source that replays a fixed sequence (a looped trace replayed from memory:
+/// [`Workload::replay_index`]) the runs of each request of the sequence are remembered the
+/// first time and reused on every later pass without a hash lookup (at most
+/// [`REMAP_MEMO_RUNS`] runs; the rest are folded again each time, with the same result).
 pub struct RemapFirst<W> {
     inner: W,
     unit: u64,
@@ -489,19 +545,83 @@ pub struct RemapFirst<W> {
     /// looped trace run. Keys come from the trace, but a skewed trace can only slow its own
     /// run, and the map is never iterated, so the hasher cannot change a result.
     map: FxHashMap<u64, u64>,
-    /// The request being split, and the next original unit to emit.
-    pending: Option<(HostRequest, u64)>,
+    /// Runs of the remembered requests, then those of the request under way if it is not
+    /// remembered (cut off again once it is served).
+    runs: Vec<Run>,
+    /// For each position of the source's fixed sequence: where its runs are (`NOT_KNOWN`:
+    /// not folded yet).
+    memo: Vec<Folded>,
+    /// At most this many runs are remembered.
+    max_runs: usize,
+    /// The request being served, and which of `runs` are still to come.
+    cur: Option<Serving>,
     dropped: u64,
+}
+
+/// At most this many runs (24 bytes each: 24 MiB) are remembered by [`RemapFirst`], for
+/// positions below it (16 bytes each: 16 MiB at most, as a looped pass holds at most
+/// [`LOOP_CACHE_REQUESTS`] requests); a request past them is folded again on every pass.
+pub const REMAP_MEMO_RUNS: usize = 1 << 20;
+
+/// One consecutive run of a folded request, and the units dropped just before it.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    offset: u64,
+    size: u64,
+    dropped_before: u64,
+}
+
+/// Where a request's runs are in [`RemapFirst::runs`], and the units dropped after the last.
+#[derive(Debug, Clone, Copy)]
+struct Folded {
+    start: u32,
+    len: u32,
+    dropped_after: u64,
+}
+
+const NOT_KNOWN: Folded = Folded { start: u32::MAX, len: 0, dropped_after: 0 };
+
+/// The request [`RemapFirst`] is serving: its runs `next..end` (of `len`) are still to come.
+#[derive(Debug, Clone, Copy)]
+struct Serving {
+    req: HostRequest,
+    next: u32,
+    end: u32,
+    len: u32,
+    dropped_after: u64,
+    /// Its runs are not remembered: `runs` is cut back to their start once it is served.
+    transient: bool,
 }
 
 impl<W: Workload> RemapFirst<W> {
     /// Keep at most `limit_bytes / unit` distinct units of `unit` bytes.
     pub fn new(inner: W, unit: u64, limit_bytes: u64) -> Result<Self> {
+        Self::with_memo_limit(inner, unit, limit_bytes, REMAP_MEMO_RUNS)
+    }
+
+    /// As [`RemapFirst::new`], remembering at most `max_runs` runs (0: fold every request
+    /// every time, as a reference for the memo).
+    pub fn with_memo_limit(inner: W, unit: u64, limit_bytes: u64, max_runs: usize) -> Result<Self> {
         let limit = limit_bytes / unit.max(1);
         if limit == 0 {
             return Err(Error::config("workload.trace.remap_limit_bytes", limit_bytes, "at least one mapping unit"));
         }
-        Ok(RemapFirst { inner, unit: unit.max(1), limit, map: FxHashMap::default(), pending: None, dropped: 0 })
+        Ok(RemapFirst {
+            inner,
+            unit: unit.max(1),
+            limit,
+            map: FxHashMap::default(),
+            runs: Vec::new(),
+            memo: Vec::new(),
+            max_runs: max_runs.min(REMAP_MEMO_RUNS),
+            cur: None,
+            dropped: 0,
+        })
+    }
+
+    /// How many requests of the source's fixed sequence are remembered.
+    pub fn remembered(&self) -> usize {
+        self.memo.iter().filter(|f| f.start != u32::MAX).count()
     }
 
     fn lookup(&mut self, u: u64) -> Option<u64> {
@@ -516,55 +636,125 @@ impl<W: Workload> RemapFirst<W> {
         Some(next)
     }
 
-    /// The next consecutive run of the pending request, if any of it is left.
-    fn next_run(&mut self) -> Option<HostRequest> {
-        let (req, mut u) = self.pending?;
+    /// Fold `req` into consecutive runs appended to `runs`; returns the units dropped after
+    /// the last run. The units are looked up in the same order, as many times, as when the
+    /// runs were made one call at a time, so the map grows the same way.
+    fn fold(&mut self, req: &HostRequest) -> u64 {
         let first_unit = req.offset / self.unit;
         let end = req.offset + req.size; // checked by the readers: no overflow
         let last_unit = (end - 1) / self.unit;
-        // Skip units that cannot be mapped.
-        let start_c = loop {
-            if u > last_unit {
-                self.pending = None;
-                return None;
-            }
-            if let Some(c) = self.lookup(u) {
-                break c;
-            }
-            self.dropped += 1;
-            u += 1;
-        };
-        let run_start = u;
-        let mut c = start_c;
-        u += 1;
-        while u <= last_unit {
-            match self.lookup(u) {
-                Some(n) if n == c + 1 => {
-                    c = n;
-                    u += 1;
+        let mut u = first_unit;
+        loop {
+            // Skip units that cannot be mapped.
+            let mut dropped = 0;
+            let start_c = loop {
+                if u > last_unit {
+                    return dropped;
                 }
-                _ => break,
+                if let Some(c) = self.lookup(u) {
+                    break c;
+                }
+                dropped += 1;
+                u += 1;
+            };
+            let run_start = u;
+            let mut c = start_c;
+            u += 1;
+            while u <= last_unit {
+                match self.lookup(u) {
+                    Some(n) if n == c + 1 => {
+                        c = n;
+                        u += 1;
+                    }
+                    _ => break,
+                }
             }
+            let lo = if run_start == first_unit { req.offset % self.unit } else { 0 };
+            let hi = if u - 1 == last_unit { end - last_unit * self.unit } else { self.unit };
+            let offset = start_c * self.unit + lo;
+            let size = (c - start_c) * self.unit + hi - lo;
+            self.runs.push(Run { offset, size, dropped_before: dropped });
         }
-        self.pending = if u <= last_unit { Some((req, u)) } else { None };
-        let lo = if run_start == first_unit { req.offset % self.unit } else { 0 };
-        let hi = if u - 1 == last_unit { end - last_unit * self.unit } else { self.unit };
-        let offset = start_c * self.unit + lo;
-        let size = (c - start_c) * self.unit + hi - lo;
-        Some(HostRequest { offset, size, ..req })
+    }
+
+    /// Where the runs of `req` (the source's request at `index` of its fixed sequence, if it
+    /// has one) are: remembered, or folded now.
+    #[inline]
+    fn runs_of(&mut self, req: &HostRequest, index: Option<usize>) -> (Folded, bool) {
+        match index.and_then(|i| self.memo.get(i)) {
+            Some(&f) if f.start != u32::MAX => (f, false),
+            _ => self.fold_new(req, index),
+        }
+    }
+
+    /// Fold `req` now, and remember its runs if it has an `index` and there is room; true if
+    /// they are not remembered (`runs` is then cut back once they are served).
+    #[inline(never)]
+    fn fold_new(&mut self, req: &HostRequest, index: Option<usize>) -> (Folded, bool) {
+        let start = self.runs.len();
+        let dropped_after = self.fold(req);
+        let end = self.runs.len();
+        let f = Folded { start: start as u32, len: (end - start) as u32, dropped_after };
+        match index.filter(|&i| end <= self.max_runs && i < self.max_runs) {
+            Some(i) => {
+                if self.memo.len() <= i {
+                    self.memo.resize(i + 1, NOT_KNOWN);
+                }
+                self.memo[i] = f;
+                (f, false)
+            }
+            None => (f, true),
+        }
+    }
+
+    /// The request under way is served: count what was dropped after its last run.
+    fn close(&mut self, s: Serving) {
+        self.dropped += s.dropped_after;
+        if s.transient {
+            self.runs.truncate(s.next as usize - s.len as usize);
+        }
     }
 }
 
 impl<W: Workload> Workload for RemapFirst<W> {
+    /// Inlined into [`Workload::next_batch`]'s loop: returned through memory instead, the
+    /// request is written in pieces and read back whole, which stalls every load of it.
+    #[inline(always)]
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        if let Some(s) = self.cur.as_mut() {
+            if s.next < s.end {
+                let run = self.runs[s.next as usize];
+                s.next += 1;
+                // Dropped units count when the call that passes them returns.
+                self.dropped += run.dropped_before;
+                return Ok(Some(HostRequest { offset: run.offset, size: run.size, ..s.req }));
+            }
+            let s = self.cur.take().expect("a request under way");
+            self.close(s);
+        }
         loop {
-            if let Some(r) = self.next_run() {
-                return Ok(Some(r));
+            let Some(r) = self.inner.next_request()? else { return Ok(None) };
+            let index = self.inner.replay_index();
+            let (f, transient) = self.runs_of(&r, index);
+            let s = Serving {
+                req: r,
+                next: f.start,
+                end: f.start + f.len,
+                len: f.len,
+                dropped_after: f.dropped_after,
+                transient,
+            };
+            if f.len == 0 {
+                self.close(s);
+                continue;
             }
-            match self.inner.next_request()? {
-                Some(r) => self.pending = Some((r, r.offset / self.unit)),
-                None => return Ok(None),
+            let run = self.runs[f.start as usize];
+            self.dropped += run.dropped_before;
+            if f.len > 1 || f.dropped_after > 0 || transient {
+                // More to come from this request: kept for the next calls.
+                self.cur = Some(Serving { next: f.start + 1, ..s });
             }
+            return Ok(Some(HostRequest { offset: run.offset, size: run.size, ..r }));
         }
     }
     fn counters(&self) -> Option<TraceCounters> {
