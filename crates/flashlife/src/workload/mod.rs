@@ -8,14 +8,16 @@
 //! Layout:
 //! - [`trace`]: streaming readers for the supported trace formats (auto-detected, gzip
 //!   transparent, constant memory);
-//! - [`shaping`]: adapters over any workload (loop replay, address folding, time scaling,
-//!   read/write filters, arrival processes);
+//! - [`shaping`]: adapters over any workload (loop replay, time scaling, read/write filters,
+//!   arrival processes), and the trace pipeline;
+//! - [`fold`]: address folding onto the drive (modulo, bounds check, `remap_first`);
 //! - `synthetic`: generators (uniform, Zipf, hot/cold, sequential, weighted mixes);
 //! - [`periodic`]: fixed-size write commands at a fixed interval (FT-PASSD's micro-benchmarks);
 //! - [`tracestats`]: one-pass trace statistics ([`tracestats::trace_stats`]).
 //!
 //! User documentation: `docs/workloads.md`.
 
+pub mod fold;
 pub mod periodic;
 pub mod shaping;
 mod synthetic;
