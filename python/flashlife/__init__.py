@@ -6,7 +6,7 @@
 """
 
 from . import plots
-from ._core import FlashlifeError, __version__
+from ._core import FlashlifeError, __build_commit__, __version__
 from .api import Result, TraceStats, presets, resolve_config, resume, run, trace_stats
 from .compare import compare, compare_results
 from .reproduce import reproduce
@@ -17,6 +17,7 @@ __all__ = [
     "FlashlifeError",
     "Result",
     "TraceStats",
+    "__build_commit__",
     "__version__",
     "compare",
     "compare_results",

@@ -34,9 +34,9 @@ def version_text() -> str:
         package = version("flashlife")
     except PackageNotFoundError:  # imported from a source tree, not installed
         package = None
-    from . import _core
+    import flashlife
 
-    commit = f", commit {_core.__build_commit__}" if _core.__build_commit__ else ""
+    commit = f", commit {flashlife.__build_commit__}" if flashlife.__build_commit__ else ""
     if package is None or package == __version__:
         return f"flashlife {__version__}{commit}"
     return f"flashlife {package} (core {__version__}{commit})"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flashlife import _core as flashlife_core
+import flashlife as flashlife_package
 
 QUICK = ["--preset", "tiny", "--set", 'run.until="writes:0.3dw"']
 
@@ -119,23 +119,23 @@ def test_version_is_the_packages() -> None:
     assert r.returncode == 0, r.stderr
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
     assert version("flashlife") == project["version"]
-    commit = flashlife_core.__build_commit__
+    commit = flashlife_package.__build_commit__
     assert r.stdout == f"flashlife {project['version']}" + (f", commit {commit}" if commit else "") + "\n"
 
 
 def test_version_names_the_core_when_it_differs(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 
+    import flashlife as package
     from flashlife import __version__ as core
-    from flashlife import _core
     from flashlife.cli import version_text
 
-    monkeypatch.setattr(_core, "__build_commit__", None)
+    monkeypatch.setattr(package, "__build_commit__", None)
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "9.9.9")
     assert version_text() == f"flashlife 9.9.9 (core {core})"
-    monkeypatch.setattr(_core, "__build_commit__", "abc123")
+    monkeypatch.setattr(package, "__build_commit__", "abc123")
     assert version_text() == f"flashlife 9.9.9 (core {core}, commit abc123)"
-    monkeypatch.setattr(_core, "__build_commit__", None)
+    monkeypatch.setattr(package, "__build_commit__", None)
 
     def missing(name: str) -> str:
         raise importlib.metadata.PackageNotFoundError(name)
