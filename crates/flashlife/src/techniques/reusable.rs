@@ -386,19 +386,31 @@ impl ReusableSsd {
         Pair::None
     }
 
+    /// `runs` encoder runs, one after another, for the pair at `k` of `lane`, the first once
+    /// its input is ready at `t`: when the last is done. The timing layer says how long one
+    /// takes (`Op::Encode`).
+    fn encoder_runs(&self, ftl: &mut Ftl, lane: &Lane, k: u32, t: u64, runs: u32) -> u64 {
+        let mode = ftl.flash.mode(lane.blocks[0]);
+        let tx = Transaction::encode(lane.die, lane.blocks[0], k, mode, Cause::SecondWrite);
+        (0..runs).fold(t, |at, _| ftl.sched.submit(&tx, at))
+    }
+
     /// Encoding attempts on the pair at `k` (data in at `t`): the offset finally used, or
-    /// `None` with the pair to keep for the next hot unit; and when the outcome is known.
-    fn encode(&mut self, ftl: &mut Ftl, l: usize, k: u32, t: u64, overhead: u64) -> (Option<u32>, u64) {
+    /// `None` with the pair to keep for the next hot unit; and when the outcome is known. A
+    /// failed attempt costs an encoder run before the next step (the paper's worst case).
+    fn encode(&mut self, ftl: &mut Ftl, l: usize, k: u32, t: u64) -> (Option<u32>, u64) {
+        let lane = self.lanes[l];
         match self.retry {
             Retry::SameData | Retry::Never => match self.wom.try_encode(&mut self.rng) {
                 EncodeOutcome::Success => (Some(k), t),
                 EncodeOutcome::SuccessOnRetry => {
                     counts(ftl).encode_failures += 1;
-                    (Some(k), t + overhead)
+                    (Some(k), self.encoder_runs(ftl, &lane, k, t, 1))
                 }
                 EncodeOutcome::Failed => {
-                    counts(ftl).encode_failures += self.wom.attempts(EncodeOutcome::Failed) as u64;
-                    (None, t + (self.wom.attempts(EncodeOutcome::Failed) as u64 - 1) * overhead)
+                    let attempts = self.wom.attempts(EncodeOutcome::Failed);
+                    counts(ftl).encode_failures += attempts as u64;
+                    (None, self.encoder_runs(ftl, &lane, k, t, attempts - 1))
                 }
             },
             Retry::ExtraRead => {
@@ -407,12 +419,12 @@ impl ReusableSsd {
                 }
                 counts(ftl).encode_failures += 1;
                 // Retry on the next pair: read it, encode again. The first pair is skipped.
-                let lane = self.lanes[l];
                 let step = if self.sequential { 2 } else { 1 };
                 let Some(k2) = self.next_offset(ftl, &lane, k + step) else { return (None, t) };
                 self.lanes[l].offset = k2;
                 counts(ftl).demand_reads += 1;
-                let t2 = self.read_pair(ftl, &lane, k2, t + overhead);
+                let failed = self.encoder_runs(ftl, &lane, k, t, 1);
+                let t2 = self.read_pair(ftl, &lane, k2, failed);
                 if self.wom.try_encode(&mut self.rng).is_success() {
                     (Some(k2), t2)
                 } else {
@@ -462,19 +474,18 @@ impl SecondWriteTechnique for ReusableSsd {
             }
         };
         let lane = self.lanes[l];
-        let mode = ftl.flash.mode(lane.blocks[0]);
         // Failed attempts cost an encoder run, a fallback an ECC computation for the first
-        // write: half the read time each (the paper's worst-case setting, section 6.6).
-        let overhead = ftl.flash.read_ns(mode, k) / 2;
-        let (used, t) = self.encode(ftl, l, k, t, overhead);
-        let Some(k) = used else {
+        // write: one `Op::Encode` each (half the read time: the paper's worst case, 6.6).
+        let (used, t) = self.encode(ftl, l, k, t);
+        let Some(k_used) = used else {
             counts(ftl).encode_fallbacks += 1;
             if self.lanes[l].prefetched.is_none() {
                 self.lanes[l].prefetched = Some((k, t)); // the invalid data stays in RAM
                 self.lanes[l].lazy = false;
             }
-            return Verdict::Declined(t + overhead);
+            return Verdict::Declined(self.encoder_runs(ftl, &lane, k, t, 1));
         };
+        let k = k_used;
         let [(a, pa), (b, pb)] = self.halves(&lane, k);
         let (txs, n) = self.pair_ops(ftl, &lane, k, Op::Program);
         let done = txs[..n].iter().map(|tx| ftl.sched.submit(tx, t)).max().unwrap_or(t);

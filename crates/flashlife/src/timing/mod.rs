@@ -42,6 +42,18 @@ pub enum Op {
     /// `bytes` move between the controller and its DRAM data cache (`[cache]`): a fixed
     /// latency, no die, channel or link (the DRAM's bandwidth is far above the flash's).
     Dram,
+    /// The controller runs an encoder (Reusable SSD's WOM encoding or ECC over a page): half
+    /// the read time of `page` in `mode` (the Reusable SSD paper's worst-case setting, its
+    /// section 6.6), occupying no die, channel or link.
+    Encode,
+}
+
+impl Op {
+    /// Does the operation occupy a die (and so count as work queued on it)?
+    #[inline]
+    pub fn uses_die(self) -> bool {
+        matches!(self, Op::Read | Op::Program | Op::Erase)
+    }
 }
 
 /// One flash (or host link) operation, as the FTL decided it: what, where, how much data,
@@ -88,6 +100,12 @@ impl Transaction {
     #[inline]
     pub fn dram(bytes: u64) -> Self {
         Transaction { op: Op::Dram, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host }
+    }
+
+    /// One encoder run for `page` of `block` (in `mode`) on `die`'s behalf.
+    #[inline]
+    pub fn encode(die: u32, block: u32, page: u32, mode: BitMode, class: Cause) -> Self {
+        Transaction { op: Op::Encode, die, block, page, mode, bytes: 0, class }
     }
 
     /// A host command carrying `bytes` over the host link.

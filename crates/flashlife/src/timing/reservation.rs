@@ -179,6 +179,7 @@ impl Scheduler for Reservation {
             }
             Op::HostTransfer => self.host_transfer(after, tx.bytes),
             Op::Dram => after + self.dram_ns,
+            Op::Encode => after + self.times.read_ns(tx.mode, tx.page) / 2,
         }
     }
 
@@ -218,6 +219,7 @@ impl Scheduler for Reservation {
                 Op::Erase => self.times.erase_ns(tx.mode),
                 Op::HostTransfer => self.command_ns + tx.bytes * self.link_ps_per_byte / 1000,
                 Op::Dram => self.dram_ns,
+                Op::Encode => self.times.read_ns(tx.mode, tx.page) / 2,
             };
         }
         start + cost <= until
@@ -256,6 +258,18 @@ mod tests {
         assert_eq!(e.submit(&rd, 10), 10 + t.read_ns(mode, 0) + 4096);
         let er = Transaction::erase(0, 3, mode, Cause::Gc);
         assert_eq!(e.submit(&er, 0), 4096 + t.program_ns(mode, 1) + t.erase_ns(mode));
+    }
+
+    #[test]
+    fn an_encoder_run_is_half_a_read_and_books_nothing() {
+        let t = times();
+        let mode = BitMode::Tlc;
+        let mut e = engine();
+        let enc = Transaction::encode(0, 3, 2, mode, Cause::SecondWrite);
+        assert_eq!(e.submit(&enc, 1000), 1000 + t.read_ns(mode, 2) / 2);
+        assert_eq!(e.die_free_at(0), 0, "the encoder is the controller's, not the die's");
+        e.set_timing(false);
+        assert_eq!(e.submit(&enc, 1000), 1000, "fast-forward: work ends when it may start");
     }
 
     #[test]

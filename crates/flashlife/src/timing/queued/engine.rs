@@ -59,6 +59,7 @@ impl Queued {
             Op::HostTransfer => (self.command_ns + tx.bytes * self.link_ps_per_byte / 1000, 0),
             // The configuration refuses a DRAM cache under this scheduler (`cache.size_bytes`).
             Op::Dram => unreachable!("a DRAM cache transaction under the queued scheduler"),
+            Op::Encode => (self.times.read_ns(tx.mode, tx.page) / 2, 0),
         }
     }
 
@@ -142,6 +143,7 @@ impl Queued {
                 self.channels[ev.idx as usize].pending = false;
                 self.mark_channel(ev.idx);
             }
+            Kind::Encoded => self.complete(ev.idx, now, out),
             Kind::Link => {
                 let r = self.link.cur;
                 self.link.cur = NONE;
@@ -157,6 +159,12 @@ impl Queued {
         if rec.op == Op::HostTransfer {
             self.link.q.push(&mut self.slab, r);
             self.link.dirty = true;
+            return;
+        }
+        if rec.op == Op::Encode {
+            // The controller's encoder: a delay that waits for no resource.
+            self.slab[r].start = self.now;
+            self.events.push(self.now + rec.array_ns as u64, r, Kind::Encoded);
             return;
         }
         self.arrivals += 1;

@@ -18,6 +18,8 @@ pub(super) enum Kind {
     Channel,
     /// The host link finishes its current transfer.
     Link,
+    /// Record `idx`, an encoder run (no resource), is done.
+    Encoded,
 }
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]

@@ -206,7 +206,7 @@ impl QueuedScheduler {
         }
         let cost = self.engine.cost_ns(tx);
         let value = self.tokens.unique_value(base.max(now) + cost);
-        let host = on_host_path(tx.class) && tx.op != Op::HostTransfer;
+        let host = on_host_path(tx.class) && tx.op.uses_die();
         let id = self.tokens.push(Tok {
             value,
             finish: PENDING,
@@ -227,7 +227,7 @@ impl QueuedScheduler {
         if request != NONE {
             let r = &mut self.requests[request as usize];
             r.pending += 1;
-            r.hard |= tx.op != Op::HostTransfer && self.urgency[tx.die as usize].on;
+            r.hard |= tx.op.uses_die() && self.urgency[tx.die as usize].on;
         }
         if tx.op == Op::Erase {
             self.erase_of[tx.block as usize] = id;
@@ -464,7 +464,7 @@ impl Scheduler for QueuedScheduler {
         let start = from.max(self.engine.now());
         let mut cost = 0;
         for tx in txs {
-            if tx.op != Op::HostTransfer && self.die_has_host_work(tx.die) {
+            if tx.op.uses_die() && self.die_has_host_work(tx.die) {
                 return false;
             }
             cost += self.engine.cost_ns(tx);

@@ -107,3 +107,27 @@ fn wait_for_holds_a_request_until_the_named_work_finishes() {
         vec![Finished { request: 1, finish: 999 + 1_000_000, behind_background_ns: 0, hard_threshold: false }]
     );
 }
+
+/// An encoder run (`Op::Encode`) waits for the work it is given the value of, lasts half a
+/// read time, and holds no die: a read on the same die runs beside it.
+#[test]
+fn an_encoder_run_is_a_dependency_that_occupies_no_die() {
+    let mut s = sched();
+    s.begin_request(0);
+    let r = s.submit(&read(0, Cause::SecondWrite), 0);
+    let e = s.submit(&Transaction::encode(0, 0, 0, BitMode::Slc, Cause::SecondWrite), r);
+    s.submit(&Transaction::program(1, 9, 0, BitMode::Slc, 4096, Cause::SecondWrite), e);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    let x = 999;
+    let read_done = 50_000 + x;
+    s.begin_request(1);
+    // A host read on die 0, ready (a plain, even time) just after the first read: were the
+    // encoder the die's, it would wait for it.
+    s.submit(&read(0, Cause::Host), read_done + 1);
+    s.end_request(1, &mut out);
+    let done = drain(&mut s);
+    let finish = |req: u32| done.iter().find(|f| f.request == req).expect("finished").finish;
+    assert_eq!(finish(0), read_done + 25_000 + x + 1_000_000, "read, then encode, then program");
+    assert_eq!(finish(1), read_done + 1 + 50_000 + x, "the encoder held die 0 for no time");
+}
