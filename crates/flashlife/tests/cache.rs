@@ -15,15 +15,7 @@
 
 mod common;
 
-use flashlife::{ConfigBuilder, RunOutput, Simulator};
-
-fn run_tiny(sets: &[String]) -> RunOutput {
-    let mut b = ConfigBuilder::new().preset("tiny").unwrap();
-    for s in sets {
-        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
-    }
-    Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
-}
+use flashlife::ConfigBuilder;
 
 /// Closed form: Che's approximation of the LRU hit ratio under the independent reference
 /// model. Zipf reads of one mapping unit (one line each) over the whole tiny drive, a cache of
@@ -40,14 +32,10 @@ fn lru_hit_ratio_matches_che_approximation() {
     for (alpha, share) in [(0.8, 0.01), (0.8, 0.05), (1.2, 0.01)] {
         let lines = ((n as f64 * share) as u64).max(2);
         let hits = |requests: u64| {
-            let out = run_tiny(&[
-                "workload.kind=\"zipf\"".into(),
-                format!("workload.zipf.alpha={alpha}"),
-                "workload.read_ratio=1.0".into(),
-                "ftl.timing=false".into(),
-                format!("cache.size_bytes={}", lines * lay.unit_bytes),
-                format!("run.until=\"requests:{requests}\""),
-            ]);
+            let out = common::run_preset(
+                "tiny",
+                &common::zipf_unit_reads(alpha, format!("cache.size_bytes={}", lines * lay.unit_bytes), requests),
+            );
             let c = out.summary.cache.expect("a cache section");
             assert_eq!(c.read_hits + c.read_misses, requests);
             c.read_hits
@@ -67,15 +55,18 @@ fn lru_hit_ratio_matches_che_approximation() {
 #[test]
 fn a_hit_costs_the_dram_latency_the_scheduler_books() {
     let mean = |dram_ns: u64| {
-        let out = run_tiny(&[
-            "workload.kind=\"sequential\"".into(),
-            "workload.read_ratio=1.0".into(),
-            "workload.working_set=0.002".into(),
-            "host.queue_depth=1".into(),
-            "cache.size_bytes=2097152".into(),
-            format!("cache.dram_latency_ns={dram_ns}"),
-            "run.until=\"requests:20000\"".into(),
-        ]);
+        let out = common::run_preset(
+            "tiny",
+            &[
+                "workload.kind=\"sequential\"".into(),
+                "workload.read_ratio=1.0".into(),
+                "workload.working_set=0.002".into(),
+                "host.queue_depth=1".into(),
+                "cache.size_bytes=2097152".into(),
+                format!("cache.dram_latency_ns={dram_ns}"),
+                "run.until=\"requests:20000\"".into(),
+            ],
+        );
         let c = out.summary.cache.expect("a cache section");
         assert!(c.read_misses < 200 && c.read_hits > 19_000, "{c:?}");
         out.summary.device_time_us.read.mean
@@ -107,7 +98,7 @@ fn integrity_and_destage_counts_with_the_cache() {
             "run.until=\"writes:2dw\"".into(),
         ];
         sets.extend(extra.iter().map(|s| s.to_string()));
-        let out = run_tiny(&sets);
+        let out = common::run_preset("tiny", &sets);
         let s = &out.summary;
         let c = s.cache.as_ref().expect("a cache section");
         println!("{extra:?}: {c:?}, WA {:.3}", s.write_amplification);

@@ -19,15 +19,7 @@
 mod common;
 
 use flashlife::stats::Cause;
-use flashlife::{ConfigBuilder, RunOutput, Simulator};
-
-fn run_tiny(sets: &[String]) -> RunOutput {
-    let mut b = ConfigBuilder::new().preset("tiny").unwrap();
-    for s in sets {
-        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
-    }
-    Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
-}
+use flashlife::{ConfigBuilder, RunOutput};
 
 fn logical_units() -> u64 {
     let base = ConfigBuilder::new().preset("tiny").unwrap().build().unwrap();
@@ -45,14 +37,10 @@ fn cmt_hit_ratio_matches_che_approximation() {
     for (alpha, share) in [(0.8, 0.01), (0.8, 0.05), (1.2, 0.01)] {
         let entries = ((n as f64 * share) as u64).max(2);
         let hits = |requests: u64| {
-            let out = run_tiny(&[
-                "workload.kind=\"zipf\"".into(),
-                format!("workload.zipf.alpha={alpha}"),
-                "workload.read_ratio=1.0".into(),
-                "ftl.timing=false".into(),
-                format!("mapping_cache.size_bytes={}", entries * 4),
-                format!("run.until=\"requests:{requests}\""),
-            ]);
+            let out = common::run_preset(
+                "tiny",
+                &common::zipf_unit_reads(alpha, format!("mapping_cache.size_bytes={}", entries * 4), requests),
+            );
             let c = out.summary.mapping_cache.expect("a mapping_cache section");
             assert_eq!(c.lookups, requests, "one lookup per one-unit read");
             assert_eq!(c.hits + c.misses, c.lookups);
@@ -92,7 +80,7 @@ fn extra_flash_work_per_request_follows_the_miss_ratio() {
             "run.until=\"requests:100000\"".into(),
         ]
     };
-    let out = run_tiny(&common(1.0));
+    let out = common::run_preset("tiny", &common(1.0));
     let s = &out.summary;
     let c = s.mapping_cache.as_ref().unwrap();
     let extra_reads = s.flash.page_reads_by_cause.get(Cause::Mapping);
@@ -112,7 +100,7 @@ fn extra_flash_work_per_request_follows_the_miss_ratio() {
     assert_eq!(extra_programs, rewrites);
     assert_eq!(s.flash.page_reads_by_cause.get(Cause::Host), 100_000, "one data read per request");
 
-    let out = run_tiny(&common(0.5));
+    let out = common::run_preset("tiny", &common(0.5));
     let s = &out.summary;
     let c = s.mapping_cache.as_ref().unwrap();
     let programs = s.flash.page_programs_by_cause.get(Cause::Mapping);
@@ -156,7 +144,7 @@ fn a_miss_waits_for_its_translation_read() {
         if cached {
             sets.push(format!("mapping_cache.size_bytes={}", n / 20 * 4));
         }
-        run_tiny(&sets)
+        common::run_preset("tiny", &sets)
     };
     let (off, on) = (run(false), run(true));
     let read = off.summary.device_time_us.read.mean;
@@ -182,15 +170,18 @@ fn a_miss_waits_for_its_translation_read() {
 /// writes: nothing is lost, and the final check passes over data and translation pages.
 #[test]
 fn integrity_with_a_small_cmt_and_gc() {
-    let out = run_tiny(&[
-        "ftl.integrity_oracle=true".into(),
-        "workload.kind=\"zipf\"".into(),
-        "workload.read_ratio=0.4".into(),
-        "workload.trim_ratio=0.05".into(),
-        "workload.sizes=[4096, 16384, 65536]".into(),
-        "mapping_cache.size_bytes=256".into(),
-        "run.until=\"writes:3dw\"".into(),
-    ]);
+    let out = common::run_preset(
+        "tiny",
+        &[
+            "ftl.integrity_oracle=true",
+            "workload.kind=\"zipf\"",
+            "workload.read_ratio=0.4",
+            "workload.trim_ratio=0.05",
+            "workload.sizes=[4096, 16384, 65536]",
+            "mapping_cache.size_bytes=256",
+            "run.until=\"writes:3dw\"",
+        ],
+    );
     let s = &out.summary;
     let c = s.mapping_cache.as_ref().unwrap();
     println!("{c:?}; WA {:.3}", s.write_amplification);
@@ -218,7 +209,7 @@ fn a_cmt_of_the_whole_map_equals_no_cmt() {
         }
         v
     };
-    let (off, on) = (run_tiny(&sets(false)), run_tiny(&sets(true)));
+    let (off, on) = (common::run_preset("tiny", &sets(false)), common::run_preset("tiny", &sets(true)));
     let c = on.summary.mapping_cache.as_ref().unwrap();
     assert_eq!((c.dirty_evictions, c.translation_reads, c.translation_programs), (0, 0, 0), "{c:?}");
     let json = |o: &RunOutput| serde_json::to_value(&o.summary.flash).unwrap();
@@ -281,7 +272,7 @@ mod shared_traces {
                 if entries > 0 {
                     sets.push(format!("mapping_cache.size_bytes={}", entries * 4));
                 }
-                let out = run_tiny(&sets);
+                let out = common::run_preset("tiny", &sets);
                 let s = &out.summary;
                 let requests = (s.host.read_requests + s.host.write_requests) as f64;
                 let (rd, wr) = (s.device_time_us.read.mean, s.device_time_us.write.mean);

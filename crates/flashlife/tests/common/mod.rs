@@ -46,16 +46,17 @@ pub fn config(sets: &[&str]) -> Config {
 }
 
 /// Build preset `preset` with `key=value` overrides.
-pub fn preset_config(preset: &str, sets: &[&str]) -> Config {
+pub fn preset_config<S: AsRef<str>>(preset: &str, sets: &[S]) -> Config {
     let mut b = ConfigBuilder::new().preset(preset).unwrap_or_else(|e| panic!("{preset}: {e}"));
     for s in sets {
+        let s = s.as_ref();
         b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
     b.build().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Run preset `preset` with `key=value` overrides.
-pub fn run_preset(preset: &str, sets: &[&str]) -> RunOutput {
+pub fn run_preset<S: AsRef<str>>(preset: &str, sets: &[S]) -> RunOutput {
     Simulator::new(preset_config(preset, sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -150,4 +151,18 @@ pub fn che_hit_ratio(n: u64, alpha: f64, c: f64) -> f64 {
         }
     }
     p.iter().map(|&q| q * (1.0 - (-q * lo).exp())).sum()
+}
+
+/// Overrides for `requests` one-unit Zipf(`alpha`) reads in fast-forward, with `cache`
+/// sizing the cache under test (`cache.size_bytes=...` or `mapping_cache.size_bytes=...`):
+/// the independent reference model that Che's approximation describes.
+pub fn zipf_unit_reads(alpha: f64, cache: String, requests: u64) -> Vec<String> {
+    vec![
+        "workload.kind=\"zipf\"".into(),
+        format!("workload.zipf.alpha={alpha}"),
+        "workload.read_ratio=1.0".into(),
+        "ftl.timing=false".into(),
+        cache,
+        format!("run.until=\"requests:{requests}\""),
+    ]
 }
