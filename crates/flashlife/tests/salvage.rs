@@ -212,18 +212,19 @@ fn salvage_beats_the_baseline_at_the_papers_conservative_point() {
     assert!(salv.write_amplification < base.write_amplification * 0.99);
     let latency = salv.latency_us.all.mean / base.latency_us.all.mean;
     let throughput = salv.throughput.iops / base.throughput.iops;
-    println!("normalised latency {latency:.3}, throughput {throughput:.3}");
+    println!("normalised latency {latency:.4}, throughput {throughput:.4}");
     // At queue depth 1 a request's latency is its service time, so mean latency is the
     // reciprocal of throughput (closed form: their normalised product is 1).
     assert!((latency * throughput - 1.0).abs() < 0.002, "latency {latency} x throughput {throughput}");
     // The paper's trend (salvage faster, -26.3% in its Figure 4, measured on traces at an
     // unstated queue depth); ours at QD1 is smaller. The values are a regression pin
-    // (deterministic, seed 1; docs/techniques/salvage.md quotes them): bad blocks 20 / 20,
-    // normalised latency 0.959, throughput 1.043.
+    // (deterministic, seed 1; docs/techniques/salvage.md quotes them): bad blocks 20 / 17,
+    // normalised latency 0.9594, throughput 1.0423 (20 / 20, 0.959, 1.043 before victims were
+    // ranked by the units cleaning them frees).
     assert!(latency < 1.0 && throughput > 1.0, "latency {latency}, throughput {throughput}");
-    assert_eq!((fb.bad_blocks, fs.bad_blocks), (20, 20), "regression pin");
+    assert_eq!((fb.bad_blocks, fs.bad_blocks), (20, 17), "regression pin");
     assert!(
-        (latency - 0.959).abs() < 5e-4 && (throughput - 1.043).abs() < 5e-4,
+        (latency - 0.9594).abs() < 5e-5 && (throughput - 1.0423).abs() < 5e-5,
         "regression pin: {latency:.4} {throughput:.4}"
     );
     // Table size at the worst point: one entry per run of bad pages, bytes not megabytes.

@@ -122,7 +122,7 @@ impl Ftl {
         let a = self.pools[plane as usize].active[stream as usize];
         let block = a.block;
         // The block loses a page of capacity for good.
-        self.blocks.capacity[block as usize] -= a.upp;
+        self.blocks.lose_units(block, a.upp);
         self.live_units -= a.upp as u64;
         self.check_capacity();
         let base = block * self.slots_per_block;

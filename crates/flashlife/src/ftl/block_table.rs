@@ -14,6 +14,9 @@ pub struct BlockTable<S> {
     pub valid: Vec<u32>,
     /// Units each block can hold (its bit mode and bad pages taken into account).
     pub capacity: Vec<u32>,
+    /// Units each block cannot hold because of its bad pages (at its bit mode): erasing the
+    /// block never gives them back, so victim policies count them with the valid units.
+    pub lost: Vec<u32>,
     pub state: Vec<S>,
     /// The order blocks were closed in (`seq` when each was), for age-based victim policies.
     pub closed_seq: Vec<u64>,
@@ -27,6 +30,7 @@ impl<S: Copy> BlockTable<S> {
         BlockTable {
             valid: vec![0; n],
             capacity: vec![capacity; n],
+            lost: vec![0; n],
             state: vec![state; n],
             closed_seq: vec![0; n],
             seq: 0,
@@ -42,12 +46,35 @@ impl<S: Copy> BlockTable<S> {
 
     /// What a victim policy may look at.
     pub fn view(&self) -> VictimView<'_> {
-        VictimView { valid: &self.valid, capacity: &self.capacity, closed_seq: &self.closed_seq, now_seq: self.seq }
+        VictimView {
+            valid: &self.valid,
+            capacity: &self.capacity,
+            lost: &self.lost,
+            closed_seq: &self.closed_seq,
+            now_seq: self.seq,
+        }
     }
 
     /// Units of `block` that hold no valid data.
     pub fn invalid(&self, block: u32) -> u32 {
         self.capacity[block as usize].saturating_sub(self.valid[block as usize])
+    }
+
+    /// What victim policies rank `block` by: the units cleaning it would not free, its valid
+    /// units plus those on its bad pages. Without bad pages this is the valid count; with
+    /// them, a salvaged block that holds fewer pages ranks by what erasing it gains (its usable
+    /// pages' invalid units), not by its valid units alone (salvage paper, Section IV).
+    #[inline]
+    pub fn victim_key(&self, block: u32) -> u32 {
+        self.valid[block as usize] + self.lost[block as usize]
+    }
+
+    /// `block` lost `units` to a bad page: its capacity shrinks and the victim key keeps
+    /// counting them. Called while the block is open (being programmed), so it is no GC
+    /// candidate and no policy has to be told.
+    pub fn lose_units(&mut self, block: u32, units: u32) {
+        self.capacity[block as usize] -= units;
+        self.lost[block as usize] += units;
     }
 }
 
@@ -56,8 +83,8 @@ impl BlockTable<BlockState> {
     /// and a GC candidate's new count goes to the victim policy.
     #[inline]
     pub fn unit_invalid(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
-        let old = self.valid[block as usize];
-        self.valid[block as usize] = old - 1;
+        let old = self.victim_key(block);
+        self.valid[block as usize] -= 1;
         if self.state[block as usize] == BlockState::Full {
             victim.update(block, pool, old, old - 1);
         }
@@ -66,7 +93,7 @@ impl BlockTable<BlockState> {
     /// `block` (in pool `pool`) was filled: it becomes a GC candidate.
     pub fn close_full(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
         self.close(block, BlockState::Full);
-        victim.insert(block, pool, self.valid[block as usize]);
+        victim.insert(block, pool, self.victim_key(block));
     }
 }
 
@@ -113,5 +140,35 @@ mod tests {
             t.unit_invalid(0, 0, v.as_mut());
         }
         assert_eq!(v.select(0, &t.view(), &mut |_| true), Some(0));
+    }
+
+    /// Greedy's aim is the victim whose cleaning frees the most units. A block that lost
+    /// three of its eight units to bad pages and holds four valid ones frees one; a whole
+    /// block with five valid frees three. Ranked by valid units alone (as before the key) the
+    /// first would win.
+    #[test]
+    fn a_block_with_bad_pages_ranks_by_what_cleaning_it_frees() {
+        let mut t = BlockTable::new(2, 8, BlockState::Free);
+        let mut v = crate::ftl::victim::build(
+            crate::config::VictimName::Baseline(crate::config::VictimKind::Greedy),
+            1,
+            2,
+            1,
+            8,
+            1,
+        )
+        .unwrap();
+        t.lose_units(0, 3);
+        t.valid[0] = 5;
+        t.valid[1] = 8;
+        t.close_full(0, 0, v.as_mut());
+        t.close_full(1, 0, v.as_mut());
+        t.unit_invalid(0, 0, v.as_mut());
+        for _ in 0..3 {
+            t.unit_invalid(1, 0, v.as_mut());
+        }
+        assert_eq!((t.valid[0], t.invalid(0), t.valid[1], t.invalid(1)), (4, 1, 5, 3));
+        assert_eq!(v.select(0, &t.view(), &mut |_| true), Some(1));
+        assert_eq!((t.view().key(0), t.view().key(1)), (7, 5));
     }
 }

@@ -33,6 +33,9 @@ impl Ftl {
                         let cap = self.usable_units(block, self.upp_by_mode[next.index()]);
                         self.live_units = self.live_units - self.blocks.capacity[block as usize] as u64 + cap as u64;
                         self.blocks.capacity[block as usize] = cap;
+                        // Its bad pages hold as many units as a page at the new mode does.
+                        self.blocks.lost[block as usize] =
+                            self.bad_blocks.bad_pages(block) * self.upp_by_mode[next.index()];
                         self.check_capacity();
                         self.make_free(block, plane);
                     }

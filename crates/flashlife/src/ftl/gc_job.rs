@@ -199,7 +199,7 @@ pub(crate) trait Cleaner {
     /// Take `block` out of the candidates, move its data away and erase it.
     fn clean(&mut self, block: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
         let (t, victim) = self.parts_mut();
-        victim.remove(block, pool, t.valid[block as usize]);
+        victim.remove(block, pool, t.victim_key(block));
         t.state[block as usize] = Self::CLEANING;
         let job = self.start_job(block, None, ready, cause, true);
         self.run_job(job)

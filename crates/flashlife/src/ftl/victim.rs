@@ -27,13 +27,26 @@ pub struct VictimView<'a> {
     pub valid: &'a [u32],
     /// Units each block holds at its bit mode.
     pub capacity: &'a [u32],
+    /// Units each block cannot hold because of bad pages (empty: none anywhere).
+    pub lost: &'a [u32],
     /// Sequence number (in blocks closed) when each block filled up.
     pub closed_seq: &'a [u64],
     /// Blocks closed so far (the current sequence number).
     pub now_seq: u64,
 }
 
-/// A garbage-collection victim policy.
+impl VictimView<'_> {
+    /// The units cleaning `block` would not free: its valid units plus its bad pages' (the
+    /// policies' `valid` arguments carry the same sum, `BlockTable::victim_key`).
+    #[inline]
+    pub fn key(&self, block: u32) -> u32 {
+        self.valid[block as usize] + self.lost.get(block as usize).copied().unwrap_or(0)
+    }
+}
+
+/// A garbage-collection victim policy. The `valid` a policy is told is a block's victim key:
+/// its valid units plus the units its bad pages cost it (`BlockTable::victim_key`), so a block
+/// that lost pages ranks by what cleaning it frees; without bad pages, its valid units.
 #[typetag::serde]
 pub trait VictimPolicy: Send {
     /// `block` of pool `pool` filled up with `valid` valid units.
@@ -371,7 +384,7 @@ impl Chooser for RandomChoices {
             let mut best = None;
             for _ in 0..self.d {
                 let b = members[self.rng.gen_range(0..members.len())];
-                if best.is_none_or(|c: u32| view.valid[b as usize] < view.valid[c as usize]) {
+                if best.is_none_or(|c: u32| view.key(b) < view.key(c)) {
                     best = Some(b);
                 }
             }
@@ -389,7 +402,7 @@ impl Chooser for RandomChoices {
 /// count, asked at most [`MAX_FILTERED`] times), else the least valid member.
 fn least_valid_accepted(members: &[u32], view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
     let mut order: Vec<u32> = members.to_vec();
-    order.sort_by_key(|&b| (view.valid[b as usize], b));
+    order.sort_by_key(|&b| (view.key(b), b));
     order.iter().take(MAX_FILTERED).copied().find(|&b| accept(b)).or(order.first().copied())
 }
 
@@ -398,7 +411,7 @@ mod tests {
     use super::*;
 
     fn view<'a>(valid: &'a [u32], cap: &'a [u32], seq: &'a [u64]) -> VictimView<'a> {
-        VictimView { valid, capacity: cap, closed_seq: seq, now_seq: 10 }
+        VictimView { valid, capacity: cap, lost: &[], closed_seq: seq, now_seq: 10 }
     }
 
     #[test]

@@ -373,7 +373,7 @@ mod tests {
     }
 
     fn view(valid: &[u32]) -> VictimView<'_> {
-        VictimView { valid, capacity: &[], closed_seq: &[], now_seq: 0 }
+        VictimView { valid, capacity: &[], lost: &[], closed_seq: &[], now_seq: 0 }
     }
 
     #[test]
