@@ -47,7 +47,7 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// pools as one shared type, the open-channel host FTL's with three write points and the
 /// block FTL's block states; 12: encoder runs as transactions, `Op::Encode`, which the queued
 /// engine keeps as pending events).
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");
