@@ -104,7 +104,13 @@ pub(super) fn report(
     let host_queue_wait_us = wait.summary();
     let c = drive.counters();
     warnings.extend(explain(&cfg, &latency_us.read, &latency_us.write, c.gc_victims, &host));
-    let overload = explain_overload(&host_queue_wait_us, &device_time_us.all, cfg.host.queue_depth);
+    // With flows, the queue slots are all the flows' together.
+    let slots = if cfg.flows.is_empty() {
+        cfg.host.queue_depth
+    } else {
+        cfg.flows.iter().map(|f| f.depth(cfg.host.queue_depth)).sum()
+    };
+    let overload = explain_overload(&host_queue_wait_us, &device_time_us.all, slots);
     if overload.is_some() && sampling.is_some() {
         warnings.push(
             "sampled timing of an overloaded open-loop stream underestimates its latency: each window starts with the \
