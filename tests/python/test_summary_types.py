@@ -126,7 +126,12 @@ def test_a_mapping_cache_run_matches_the_summary_type() -> None:
 
 def test_a_run_with_flows_matches_the_summary_type_and_flattens_by_flow_name() -> None:
     flows = [
-        {"name": "reader", "queue_depth": 4, "range": [0.0, 0.5], "workload": {"kind": "uniform", "read_ratio": 1.0}},
+        {
+            "name": "reader",
+            "queue_depth": 4,
+            "range": [0.0, 0.5],
+            "workload": {"kind": "uniform", "read_ratio": 1.0},
+        },
         {"name": "writer", "range": [0.5, 1.0], "priority": "high", "workload": {"kind": "zipf"}},
     ]
     r = flashlife.run("tiny", until="writes:0.5dw", overrides={"flows": flows})
