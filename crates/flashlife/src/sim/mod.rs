@@ -278,6 +278,13 @@ impl Simulator {
 
     /// Build the drive with a workload made elsewhere.
     pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+        if !cfg.flows.is_empty() {
+            return Err(Error::config(
+                "flows",
+                format!("{} tables", cfg.flows.len()),
+                "none with a workload built in code (each flow builds its own from its [flows.workload])",
+            ));
+        }
         Simulator::build(cfg, workload, None)
     }
 
