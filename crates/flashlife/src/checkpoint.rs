@@ -46,7 +46,8 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// timing keeps its timed requests only, the fast-forward ones being the rest; 11: the FTLs'
 /// pools as one shared type, the open-channel host FTL's with three write points and the
 /// block FTL's block states; 12: encoder runs as transactions, `Op::Encode`, which the queued
-/// engine keeps as pending events).
+/// engine keeps as pending events; 13: host flows, `[[flows]]`: each flow's state in the run
+/// loop, the FTL's GC counts by range, the queued engine's priority marks).
 pub const FORMAT_VERSION: u32 = 13;
 
 /// The flashlife version whose state layout a payload uses.
