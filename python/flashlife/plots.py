@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .api import Result
-from .summary import flatten_summary, summary_fields
+from .summary import flatten_summary, is_flow_field, summary_fields
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -71,7 +71,7 @@ def _parameters(df: pd.DataFrame) -> list[str]:
     columns = set(map(str, df.columns))
 
     def is_parameter(c: str) -> bool:
-        if c.startswith("summary.") or c in ("point", "error"):
+        if c.startswith("summary.") or c in ("point", "error") or is_flow_field(c):
             return False
         # A grid key named like a summary field keeps its name; the field became summary.KEY.
         return c not in fields or f"summary.{c}" in columns

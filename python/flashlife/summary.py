@@ -33,6 +33,8 @@ __all__ = [
     "Estimate",
     "Failures",
     "Flash",
+    "Flow",
+    "FlowLatency",
     "Gc",
     "Host",
     "Integrity",
@@ -59,6 +61,7 @@ __all__ = [
     "TraceIdentity",
     "Trim",
     "flatten_summary",
+    "is_flow_field",
     "summary_fields",
 ]
 
@@ -125,6 +128,8 @@ class Gc(TypedDict):
     valid_units_moved_idle: int
     #: None (null) when there was no victim.
     mean_valid_per_victim: float | None
+    #: With `[[flows]]`: of `valid_units_moved`, those in no flow's range (absent without flows).
+    valid_units_moved_outside_flows: NotRequired[int]
 
 
 class Latency(TypedDict):
@@ -473,6 +478,42 @@ class Cache(TypedDict):
     dirty_units_at_end: int
 
 
+class FlowLatency(TypedDict):
+    """A flow's response times (sim/flows.rs `FlowLatency`), in microseconds."""
+
+    read: Latency
+    write: Latency
+
+
+class Flow(TypedDict):
+    """One element of `flows`, present with `[[flows]]` (sim/flows.rs `FlowSummary`)."""
+
+    name: str
+    #: `normal` or `high` (orders host work under the queued scheduler only).
+    priority: str
+    open_loop: bool
+    queue_depth: int
+    #: Its slice of the logical space, [start, end) bytes.
+    range_bytes: list[int]
+    read_requests: int
+    write_requests: int
+    trim_requests: int
+    read_bytes: int
+    write_bytes: int
+    #: Reads and writes per simulated second, and their MB/s; None (null) without simulated time.
+    iops: float | None
+    mb_per_s: float | None
+    latency_us: FlowLatency
+    #: Mapping units it wrote, and their share of the drive's host unit writes.
+    host_units_written: int
+    host_write_share: float | None
+    #: Units of its range GC moved (None, null, where the drive does not count them: the
+    #: open-channel host FTL), their share of all GC moves, and per unit it wrote.
+    gc_units_moved: int | None
+    gc_share: float | None
+    gc_units_per_unit_written: float | None
+
+
 class Trim(TypedDict):
     """`trim`, present when the workload can issue trims (`workload.trim_ratio`,
     `workload.trace.discards = "trim"`; summary.rs `TrimSummary`)."""
@@ -596,6 +637,8 @@ class Summary(TypedDict):
     trim: NotRequired[Trim]
     cache: NotRequired[Cache]
     mapping_cache: NotRequired[MappingCache]
+    #: The host flows, in configuration order (`[[flows]]`); absent without.
+    flows: NotRequired[list[Flow]]
     techniques: NotRequired[Techniques]
     reliability: Reliability
     provenance: Provenance
@@ -603,8 +646,15 @@ class Summary(TypedDict):
 
 def summary_fields() -> frozenset[str]:
     """Every dotted name `flatten_summary` can give a summary field (`latency_us.write.p99`):
-    what tells a sweep's result columns from its parameter columns."""
+    what tells a sweep's result columns from its parameter columns. A flow's fields carry its
+    name (`flows.NAME.iops`), so they are not listed: `is_flow_field` tells them."""
     return _SUMMARY_FIELDS
+
+
+def is_flow_field(name: str) -> bool:
+    """Is `name` a flow's field as `flatten_summary` names it (`flows.NAME.FIELD...`)?"""
+    parts = name.split(".")
+    return len(parts) >= 3 and parts[0] == "flows" and ".".join(parts[2:]) in _FLOW_FIELDS
 
 
 def _fields(tp: Any, prefix: str) -> set[str]:
@@ -623,16 +673,22 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     """A nested summary as one flat dict with dotted keys (`latency_us.write.p99`).
 
     The one flattening of summaries: sweep rows, `compare` and the plots all name metrics this
-    way. Lists (`reliability.retry_steps_histogram`, `run.warnings`) stay values.
+    way. Lists (`reliability.retry_steps_histogram`, `run.warnings`) stay values, except the
+    flows, each under its name (`flows.reader.latency_us.read.p99`).
     """
     out: dict[str, Any] = {}
     for k, v in summary.items():
         key = f"{prefix}.{k}" if prefix else str(k)
-        if isinstance(v, Mapping):
+        if key == "flows" and isinstance(v, list):
+            for flow in v:
+                rest = {f: x for f, x in flow.items() if f != "name"}
+                out.update(flatten_summary(rest, f"flows.{flow['name']}"))
+        elif isinstance(v, Mapping):
             out.update(flatten_summary(v, key))
         else:
             out[key] = v
     return out
 
 
-_SUMMARY_FIELDS = frozenset(_fields(Summary, ""))
+_SUMMARY_FIELDS = frozenset(_fields(Summary, "") - {"flows"})
+_FLOW_FIELDS = frozenset(_fields(Flow, "") - {"name"})

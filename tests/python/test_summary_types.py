@@ -124,6 +124,30 @@ def test_a_mapping_cache_run_matches_the_summary_type() -> None:
     assert "mapping" not in plain["flash"]["page_programs_by_cause"]
 
 
+def test_a_run_with_flows_matches_the_summary_type_and_flattens_by_flow_name() -> None:
+    flows = [
+        {
+            "name": "reader",
+            "queue_depth": 4,
+            "range": [0.0, 0.5],
+            "workload": {"kind": "uniform", "read_ratio": 1.0},
+        },
+        {"name": "writer", "range": [0.5, 1.0], "priority": "high", "workload": {"kind": "zipf"}},
+    ]
+    r = flashlife.run("tiny", until="writes:0.5dw", overrides={"flows": flows})
+    assert shape_errors(r.summary) == []
+    assert [f["name"] for f in r.summary["flows"]] == ["reader", "writer"]
+    assert r.summary["flows"][0]["write_requests"] == 0 and r.summary["flows"][1]["read_requests"] == 0
+    flat = s.flatten_summary(r.summary)
+    assert flat["flows.writer.latency_us.write.p99"] == r.summary["flows"][1]["latency_us"]["write"]["p99"]
+    assert flat["flows.reader.range_bytes"] == r.summary["flows"][0]["range_bytes"]
+    flow_keys = [k for k in flat if k.startswith("flows.")]
+    assert flow_keys and all(s.is_flow_field(k) for k in flow_keys)
+    assert not s.is_flow_field("flows.reader.name") and not s.is_flow_field("latency_us.read.p99")
+    assert {"reader_iops", "writer_mean_latency_us"} <= set(r.timeseries.columns)
+    assert "flows" not in flashlife.run("tiny", until="requests:200").summary
+
+
 def test_a_reusable_ssd_run_matches_the_summary_type() -> None:
     r = flashlife.run("reusable-small", until="writes:0.5dw")
     assert shape_errors(r.summary) == []
@@ -191,7 +215,7 @@ def test_every_typeddict_is_documented_and_reachable_from_summary() -> None:
     assert declared == reachable, declared ^ reachable
     assert all(tp.__doc__ for tp in declared)
     assert sorted(tp.__name__ for tp in declared) == sorted(
-        n for n in s.__all__ if n not in ("flatten_summary", "summary_fields")
+        n for n in s.__all__ if n not in ("flatten_summary", "summary_fields", "is_flow_field")
     )
 
 

@@ -3,7 +3,8 @@
 //! `summary.json` unchanged.
 //!
 //! `cargo run --release -p flashlife --example perf_probe -- OUT_DIR PRESET [KEY=VALUE ...]`
-//! (`PRESET` may be `-` for the defaults).
+//! (`PRESET` may be `-` for the defaults, or a `.toml` file: a configuration such as one
+//! with `[[flows]]`, which `KEY=VALUE` cannot write).
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -12,7 +13,9 @@ fn main() {
         std::process::exit(2);
     }
     let mut b = flashlife::ConfigBuilder::new();
-    if args[1] != "-" {
+    if args[1].ends_with(".toml") {
+        b = b.file(&args[1]).expect("configuration file");
+    } else if args[1] != "-" {
         b = b.preset(&args[1]).expect("preset");
     }
     for set in &args[2..] {

@@ -47,8 +47,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// pools as one shared type, the open-channel host FTL's with three write points and the
 /// block FTL's block states; 12: encoder runs as transactions, `Op::Encode`, which the queued
 /// engine keeps as pending events; 13: the block table's units lost to bad pages, which
-/// victim policies rank blocks by).
-pub const FORMAT_VERSION: u32 = 13;
+/// victim policies rank blocks by; 14: host flows, `[[flows]]`: each flow's state in the run
+/// loop, the FTL's GC counts by range, the queued engine's priority marks).
+pub const FORMAT_VERSION: u32 = 14;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

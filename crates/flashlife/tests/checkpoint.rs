@@ -412,3 +412,64 @@ fn sampled_timing_across_its_phases() {
         assert_eq!(out.summary.sampling.as_ref().unwrap().windows.len(), 10, "{scheduler}");
     }
 }
+
+/// Flows (`[[flows]]`): a closed-loop high-priority reader, an open-loop writer and a
+/// closed-loop mix on their own ranges, over `sets`.
+fn with_flows(sets: &[&str]) -> Config {
+    let flows = r#"
+[[flows]]
+name = "reader"
+queue_depth = 4
+priority = "high"
+range = [0.0, 0.25]
+[flows.workload]
+kind = "uniform"
+read_ratio = 0.9
+
+[[flows]]
+name = "writer"
+queue_depth = 16
+range = [0.25, 0.75]
+[flows.workload]
+kind = "zipf"
+[flows.workload.arrival]
+process = "poisson"
+rate_iops = 800.0
+
+[[flows]]
+name = "mixed"
+queue_depth = 8
+range = [0.75, 1.0]
+[flows.workload]
+kind = "hotcold"
+read_ratio = 0.3
+"#;
+    let mut b = ConfigBuilder::new().toml_str(flows, "flows").unwrap();
+    for s in sets {
+        b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    b.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn flows_under_either_scheduler() {
+    // Each flow's position in its workload, requests in flight, histograms and time-series
+    // interval, and the FTL's GC counts by range, go on from the file; under the queued
+    // scheduler the high-priority marks of requests in flight and of queued work too.
+    let tiny: Vec<&str> = [
+        "geometry.channels=2",
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=32",
+        "flash.page_size=4096",
+        "ftl.integrity_oracle=true",
+        "run.until=\"requests:30000\"",
+        "stats.interval=\"0.5s\"",
+    ]
+    .to_vec();
+    let out = check_resume(with_flows(&tiny), &[9_001, 21_000], "flows, reservation");
+    assert_eq!(out.summary.flows.len(), 3);
+    let mut queued_sets = [common::PEER, &["timing.scheduler=\"queued\"", "run.until=\"requests:30000\""]].concat();
+    queued_sets.retain(|s| !s.starts_with("run.until=\"writes"));
+    let out = check_resume(with_flows(&queued_sets), &[7_001, 19_999], "flows, queued");
+    assert!(out.summary.flows.iter().all(|f| f.read_requests + f.write_requests > 1_000));
+}

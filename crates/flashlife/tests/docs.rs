@@ -30,7 +30,12 @@ fn every_config_key_is_documented() {
     cfg.workload.trim_ratio = 0.1;
     cfg.cache.size_bytes = 1 << 20;
     cfg.workload.trace.discards = flashlife::workload::Discards::Trim;
+    cfg.workload.trace.stream = Some(1);
     keys("", &toml::Value::try_from(cfg).unwrap(), &mut all);
+    // `[[flows]]` tables: their own keys (`flows.workload` is the `[workload]` schema).
+    if let toml::Value::Table(t) = toml::Value::try_from(flashlife::config::FlowConfig::default()).unwrap() {
+        all.extend(t.keys().map(|k| format!("flows.{k}")));
+    }
     all.push("capacity.reserve".into());
     // Left out of a resolved configuration at its defaults, documented all the same.
     all.push("workload.periodic.interval_ns".into());

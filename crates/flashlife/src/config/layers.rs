@@ -19,8 +19,11 @@ const OPTIONAL_KEYS: &[&str] = &[
     "stats.request_log",
     "workload.trim_ratio",
     "workload.trace.discards",
+    "workload.trace.stream",
     "cache",
     "mapping_cache",
+    // An array of tables, each checked by its type (unknown keys refused there).
+    "flows",
 ];
 
 /// Builds a [`Config`] from layers.

@@ -9,6 +9,7 @@
 mod cache;
 mod choices;
 mod flash_parts;
+pub mod flows;
 mod layers;
 mod mapping_cache;
 pub mod presets;
@@ -33,6 +34,7 @@ pub use choices::{
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
     SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
+pub use flows::{FlowConfig, FlowPriority};
 pub use mapping_cache::MappingCacheConfig;
 pub use sampling::{Every, SamplingConfig};
 pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
@@ -73,6 +75,10 @@ pub struct Config {
     /// configuration at its default (off: the whole map in DRAM).
     #[serde(skip_serializing_if = "MappingCacheConfig::is_default")]
     pub mapping_cache: MappingCacheConfig,
+    /// `[[flows]]`: several host flows at once; empty (the default, then left out of a
+    /// written configuration): the single `[workload]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowConfig>,
 }
 
 impl Default for Config {
@@ -98,6 +104,7 @@ impl Default for Config {
             sampling: SamplingConfig::default(),
             cache: CacheConfig::default(),
             mapping_cache: MappingCacheConfig::default(),
+            flows: Vec::new(),
         }
     }
 }
@@ -986,6 +993,14 @@ impl Config {
             return Err(Error::config("geometry", blocks * g.pages_per_block as u64, "fewer than 2^30 pages in all"));
         }
         self.workload.validate()?;
+        flows::validate(&self.flows, h.queue_depth, MAX_QUEUE_DEPTH)?;
+        if !self.flows.is_empty() && self.sampling.enabled {
+            return Err(Error::config(
+                "sampling.enabled",
+                true,
+                "false with [[flows]] (sampled timing follows one stream of requests)",
+            ));
+        }
         self.zombie.validate()?;
         self.timing.validate()?;
         self.sampling.validate(self.ftl.timing)?;

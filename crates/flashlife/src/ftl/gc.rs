@@ -338,6 +338,14 @@ impl Cleaner for Ftl {
     fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
         self.move_unit(lpn, from, pool, ready, cause)
     }
+    #[inline]
+    fn note_moved(&mut self, lpn: u32, cause: Cause) {
+        if cause == Cause::Gc {
+            if let Some(r) = self.gc_regions.as_mut() {
+                r.count(lpn);
+            }
+        }
+    }
     fn moved_all(&mut self, job: &CleanJob) -> u64 {
         if self.in_gc {
             return job.ready;

@@ -102,6 +102,9 @@ pub(crate) trait Cleaner {
     /// Move valid unit `lpn` out of slot `from` (its data ready at `ready`), preferably into
     /// `pool`'s GC stream. Returns when it is safe.
     fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: u64, cause: Cause) -> u64;
+    /// A job for `cause` moved logical unit `lpn` (an account by logical range; nothing by default).
+    #[inline]
+    fn note_moved(&mut self, _lpn: u32, _cause: Cause) {}
     /// Every valid unit of the job's block has moved. Returns when any work owed for the
     /// moves finishes (`job.ready`: none).
     fn moved_all(&mut self, job: &CleanJob) -> u64 {
@@ -185,6 +188,7 @@ pub(crate) trait Cleaner {
                 if lpn == UNMAPPED {
                     continue;
                 }
+                self.note_moved(lpn, job.cause);
                 job.done = job.done.max(self.relocate_unit(lpn, from, job.plane, data_ready, cause));
                 if self.dead() {
                     return;

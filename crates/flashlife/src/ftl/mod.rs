@@ -23,6 +23,7 @@ pub mod pool;
 mod prefetch;
 mod read;
 pub mod read_model;
+pub mod regions;
 pub mod second_write;
 pub mod trim;
 pub mod victim;
@@ -169,6 +170,9 @@ pub struct Ftl {
     /// The cached mapping table (`mapping_cache.rs`); `None`: the whole map in DRAM.
     #[serde(default)]
     cmt: Option<mapping_cache::MappingCache>,
+    /// GC moves by the flows' ranges (`regions.rs`); `None` without `[[flows]]`.
+    #[serde(default)]
+    gc_regions: Option<regions::GcRegions>,
 }
 
 /// Divisors of the slot and block numbering.
@@ -340,7 +344,18 @@ impl Ftl {
             reclaim_queue: Vec::new(),
             trims: trim::TrimCounters::default(),
             cmt: None,
+            gc_regions: None,
         })
+    }
+
+    /// Count GC moves by these `[first, end)` ranges of logical units from now on.
+    pub fn track_gc_regions(&mut self, ranges: Vec<(u32, u32)>) {
+        self.gc_regions = Some(regions::GcRegions::new(ranges));
+    }
+
+    /// GC moves by range, when tracked.
+    pub fn gc_regions(&self) -> Option<&regions::GcRegions> {
+        self.gc_regions.as_ref()
     }
 
     /// Replace the end-of-life policy.

@@ -16,7 +16,12 @@ struct Request {
     bytes: u64,
     /// Its latency is recorded (always, unless sampled timing left it out of its windows).
     measured: bool,
+    /// Its flow (`[[flows]]`), or [`NO_FLOW`].
+    flow: u16,
 }
+
+/// The flow of a request in a run without `[[flows]]`.
+pub(super) const NO_FLOW: u16 = u16::MAX;
 
 /// Requests in flight under an event-driven scheduler, in slots `0..queue depth`. Part of the
 /// run state, so a checkpoint keeps the requests issued and not finished yet.
@@ -41,10 +46,10 @@ impl InFlight {
         self.free.is_empty()
     }
 
-    /// A slot for a request issued at `issue`.
-    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64, bytes: u64, measured: bool) -> u32 {
+    /// A slot for a request of `flow` issued at `issue`.
+    pub fn open(&mut self, kind: IoKind, arrival: u64, issue: u64, bytes: u64, measured: bool, flow: u16) -> u32 {
         let slot = self.free.pop().expect("a free slot: the run loop issues only below the queue depth");
-        self.slots[slot as usize] = Some(Request { kind, arrival, issue, bytes, measured });
+        self.slots[slot as usize] = Some(Request { kind, arrival, issue, bytes, measured, flow });
         slot
     }
 }
@@ -59,6 +64,13 @@ impl RunState {
             self.flight.free.push(f.request);
             let behind = BehindBackground { ns: f.behind_background_ns, hard_threshold: f.hard_threshold };
             self.finished(r.kind, r.arrival, r.issue, f.finish, r.bytes, Some(behind), r.measured);
+            if r.flow != NO_FLOW {
+                let flow = &mut self.flows[r.flow as usize];
+                flow.in_flight -= 1;
+                if r.measured {
+                    flow.finished(r.kind, f.finish - r.arrival);
+                }
+            }
         }
         self.flight.finished = finished;
     }

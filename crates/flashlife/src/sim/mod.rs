@@ -12,10 +12,12 @@
 pub mod budget;
 mod build;
 mod flight;
+mod flows;
 mod progress;
 mod report;
 pub(crate) mod request_log;
 mod run;
+mod run_flows;
 mod run_queued;
 mod sampling;
 pub mod summary;
@@ -40,11 +42,13 @@ use crate::workload::{self, Workload};
 use summary::HostSummary;
 
 pub use build::{build_drive, build_flash, build_ftl};
+pub use flows::{FlowLatency, FlowSummary};
 pub use progress::{Progress, ProgressSink};
 pub use report::{LatencyCdfs, RunOutput};
 
 use build::{resolve_failure_point, workload_context};
 use flight::InFlight;
+use flows::{FlowState, Flows};
 pub use request_log::BehindBackground;
 use request_log::RequestLog;
 use sampling::Sampler;
@@ -63,6 +67,8 @@ pub struct Simulator {
     /// The drive: the block FTL, or an open-channel host FTL and device (`host.interface`).
     ftl: Box<dyn Drive>,
     workload: Box<dyn Workload>,
+    /// The flows' workloads (`[[flows]]`; `None`: the single `workload`).
+    flows: Option<Flows>,
     cancel: Option<Arc<AtomicBool>>,
     /// Stop as if interrupted once this many requests are done (tests, tools).
     interrupt_after: Option<u64>,
@@ -135,6 +141,8 @@ struct RunState {
     log_bytes: u64,
     /// Sampled timing's cycle (`[sampling]`; `None`: every request is timed).
     sampler: Option<Sampler>,
+    /// Each flow's requests in flight and account (`[[flows]]`; empty without).
+    flows: Vec<FlowState>,
 }
 
 impl RunState {
@@ -144,9 +152,18 @@ impl RunState {
             Interval::TimeNs(t) => t,
             Interval::WriteBytes(b) => b,
         };
+        // With flows, the requests in flight are every flow's.
+        let in_flight = if cfg.flows.is_empty() {
+            cfg.host.queue_depth as usize
+        } else {
+            cfg.flows.iter().map(|f| f.depth(cfg.host.queue_depth) as usize).sum()
+        };
+        let traced = |w: &crate::workload::WorkloadConfig| w.kind == crate::workload::WorkloadKind::Trace;
+        let trace =
+            if cfg.flows.is_empty() { traced(&cfg.workload) } else { cfg.flows.iter().any(|f| traced(&f.workload)) };
         Ok(RunState {
             outstanding: BinaryHeap::with_capacity(cfg.host.queue_depth as usize + 1),
-            flight: InFlight::new(cfg.host.queue_depth as usize),
+            flight: InFlight::new(in_flight),
             lat_read: LatencyHistogram::new(),
             lat_write: LatencyHistogram::new(),
             dev_read: LatencyHistogram::new(),
@@ -155,9 +172,12 @@ impl RunState {
             first_arrival: None,
             last_arrival: 0,
             gc_debt_units: drive.gc_debt_units(),
-            touched: (cfg.workload.kind == crate::workload::WorkloadKind::Trace)
-                .then(|| vec![0; (drive.logical_units() as usize).div_ceil(64)]),
-            ts: TimeSeries { long_reads: LongReads::new(cfg.reliability.long_read_us), ..Default::default() },
+            touched: trace.then(|| vec![0; (drive.logical_units() as usize).div_ceil(64)]),
+            ts: TimeSeries {
+                long_reads: LongReads::new(cfg.reliability.long_read_us),
+                flow_names: cfg.flows.iter().enumerate().map(|(i, f)| f.name_of(i)).collect(),
+                ..Default::default()
+            },
             host: HostSummary { precondition_bytes, ..Default::default() },
             now: 0,
             busy_until: 0,
@@ -172,7 +192,17 @@ impl RunState {
             log: None,
             log_bytes: 0,
             sampler: Sampler::new(cfg, logical_bytes)?,
-        })
+            flows: cfg.flows.iter().map(|_| FlowState::default()).collect(),
+        }
+        .with_flow_depths(cfg))
+    }
+
+    /// Each flow's queue depth, from the configuration (not kept in checkpoints).
+    fn with_flow_depths(mut self, cfg: &Config) -> RunState {
+        for (s, f) in self.flows.iter_mut().zip(&cfg.flows) {
+            s.qd = f.depth(cfg.host.queue_depth);
+        }
+        self
     }
 }
 
@@ -218,17 +248,43 @@ impl Simulator {
     /// Build the drive and the configured workload; `cancel` becoming true stops the
     /// preconditioning (an [`Error::Interrupted`]) and, later, the run.
     pub fn new_cancellable(cfg: Config, cancel: Option<Arc<AtomicBool>>) -> Result<Simulator> {
-        let wl = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
+        let ctx = workload_context(&cfg)?;
+        let (wl, flows): (Box<dyn Workload>, _) = if cfg.flows.is_empty() {
+            (workload::build(&cfg.workload, &ctx)?, None)
+        } else {
+            cfg.validate()?;
+            (Box::new(flows::NoWorkload), Some(Flows::build(&cfg, ctx.logical_bytes, ctx.unit_bytes, &[])?))
+        };
         let mut sim = Simulator::build(cfg, wl, cancel)?;
-        if let Some(why) = untimed_workload(&sim.cfg) {
+        if let Some(f) = flows {
+            sim.start_flows(f);
+        }
+        if let Some(why) = untimed_workload(&sim.cfg).filter(|_| sim.flows.is_none()) {
             sim.open_loop = Some(false);
             sim.state.warnings.push(why);
         }
         Ok(sim)
     }
 
+    /// Take the flows' workloads, and have the FTL count GC moves by their ranges.
+    fn start_flows(&mut self, flows: Flows) {
+        let units = self.ftl.logical_units() as u64;
+        let ranges = self.cfg.flows.iter().map(|f| f.units(units)).map(|(a, b)| (a as u32, b as u32)).collect();
+        if let Some(ftl) = self.ftl.as_ftl_mut() {
+            ftl.track_gc_regions(ranges);
+        }
+        self.flows = Some(flows);
+    }
+
     /// Build the drive with a workload made elsewhere.
     pub fn with_workload(cfg: Config, workload: Box<dyn Workload>) -> Result<Simulator> {
+        if !cfg.flows.is_empty() {
+            return Err(Error::config(
+                "flows",
+                format!("{} tables", cfg.flows.len()),
+                "none with a workload built in code (each flow builds its own from its [flows.workload])",
+            ));
+        }
         Simulator::build(cfg, workload, None)
     }
 
@@ -267,6 +323,7 @@ impl Simulator {
             cfg,
             ftl,
             workload,
+            flows: None,
             cancel,
             interrupt_after: None,
             crash_after: None,
@@ -286,8 +343,19 @@ impl Simulator {
         let data: CheckpointData = checkpoint::load(path)?;
         let cfg =
             crate::config::ConfigBuilder::new().toml_str(&data.config_toml, &path.display().to_string())?.build()?;
-        let mut workload = workload::build(&cfg.workload, &workload_context(&cfg)?)?;
-        for i in 0..data.state.requests {
+        let ctx = workload_context(&cfg)?;
+        let flows = if cfg.flows.is_empty() {
+            None
+        } else {
+            let issued: Vec<u64> = data.state.flows.iter().map(|f| f.requests).collect();
+            Some(Flows::build(&cfg, ctx.logical_bytes, ctx.unit_bytes, &issued)?)
+        };
+        let mut workload = if flows.is_some() {
+            Box::new(flows::NoWorkload) as Box<dyn Workload>
+        } else {
+            workload::build(&cfg.workload, &ctx)?
+        };
+        for i in (0..data.state.requests).filter(|_| flows.is_none()) {
             if workload.next_request()?.is_none() {
                 return Err(Error::Checkpoint {
                     path: path.display().to_string(),
@@ -299,16 +367,18 @@ impl Simulator {
             }
         }
         let open_loop = untimed_workload(&cfg).map(|_| false);
+        let state = data.state.with_flow_depths(&cfg);
         Ok(Simulator {
             cfg,
             ftl: data.drive,
             workload,
+            flows,
             cancel: None,
             interrupt_after: None,
             crash_after: None,
             checkpoint_path: Some(path.to_path_buf()),
             open_loop,
-            state: data.state,
+            state,
             progress: None,
             remove_checkpoint_at_end: true,
             request_log_path: None,

@@ -79,6 +79,7 @@ pub(super) fn report(
         trim_bytes,
         mut warnings,
         sampler,
+        flows,
         ..
     } = state;
     let sampling = sampler.map(|s| s.summary(requests));
@@ -103,7 +104,13 @@ pub(super) fn report(
     let host_queue_wait_us = wait.summary();
     let c = drive.counters();
     warnings.extend(explain(&cfg, &latency_us.read, &latency_us.write, c.gc_victims, &host));
-    let overload = explain_overload(&host_queue_wait_us, &device_time_us.all, cfg.host.queue_depth);
+    // With flows, the queue slots are all the flows' together.
+    let slots = if cfg.flows.is_empty() {
+        cfg.host.queue_depth
+    } else {
+        cfg.flows.iter().map(|f| f.depth(cfg.host.queue_depth)).sum()
+    };
+    let overload = explain_overload(&host_queue_wait_us, &device_time_us.all, slots);
     if overload.is_some() && sampling.is_some() {
         warnings.push(
             "sampled timing of an overloaded open-loop stream underestimates its latency: each window starts with the \
@@ -147,6 +154,7 @@ pub(super) fn report(
     let by_mode = drive.blocks_by_mode();
     let bad = drive.as_ftl().map(Ftl::bad_block_stats).unwrap_or_default();
     let simulated = end.max(now);
+    let trims = if cfg.flows.is_empty() { cfg.workload.trims() } else { cfg.flows.iter().any(|f| f.workload.trims()) };
     let secs = simulated as f64 / 1e9;
     let summary = Summary {
         write_amplification: wa,
@@ -177,6 +185,7 @@ pub(super) fn report(
             } else {
                 c.gc_valid_moved as f64 / c.gc_victims as f64
             },
+            valid_units_moved_outside_flows: drive.as_ftl().and_then(|f| f.gc_regions()).map(|r| r.outside),
         },
         latency_us,
         device_time_us,
@@ -248,7 +257,8 @@ pub(super) fn report(
         sampling,
         cache,
         mapping_cache: drive.as_ftl().and_then(|f| f.mapping_cache_summary()),
-        trim: cfg.workload.trims().then(|| {
+        flows: super::flows::summary(&cfg, &flows, drive, host_units, secs),
+        trim: trims.then(|| {
             let t = drive.trim_counters();
             TrimSummary { requests: trim_requests, bytes: trim_bytes, units: t.units, mapped_units: t.mapped_units }
         }),
@@ -258,7 +268,12 @@ pub(super) fn report(
             build_commit: crate::stats::provenance::build_commit(),
             scheduler: drive.scheduler().name(),
             config_sha256: sha256_hex(cfg.to_toml().as_bytes()),
-            trace: (cfg.workload.kind == WorkloadKind::Trace).then(|| TraceIdentity::of(&cfg.workload.trace.path)),
+            // With flows: the first trace any flow replays.
+            trace: std::iter::once(&cfg.workload)
+                .filter(|_| cfg.flows.is_empty())
+                .chain(cfg.flows.iter().map(|f| &f.workload))
+                .find(|w| w.kind == WorkloadKind::Trace)
+                .map(|w| TraceIdentity::of(&w.trace.path)),
         },
     };
     let latency_cdf = LatencyCdfs { read: lat_read.cdf(), write: lat_write.cdf(), all: lat_all.cdf() };
@@ -307,6 +322,7 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
         reclaim_erases: c.block_erases.get(Cause::Reclaim),
         sched,
         sample,
+        flows: super::flows::rows(&mut st.flows, dt),
     };
     ts.rows.push(row);
     ts.interval_latency.reset();

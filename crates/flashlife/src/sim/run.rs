@@ -109,6 +109,14 @@ impl Simulator {
             }
             // Sampled timing: timing on or off for this request.
             self.sample_step(stop, open_loop)?;
+            if self.flows.is_some() {
+                // Several flows: the host picks whose request goes next (`run_flows.rs`).
+                if !self.step_flows(unit, logical_units)? {
+                    break;
+                }
+                self.after_request(interval)?;
+                continue;
+            }
             // Requests are drawn from the workload ahead of their turn (a workload does not see
             // the drive, so the sequence is the same), `LOOKAHEAD` of them to prefetch their map
             // entries; errors and the end are reported when reached.
@@ -162,7 +170,7 @@ impl Simulator {
                     self.state.now =
                         self.state.sampler.as_ref().expect("sampling").fast_forward_clock(self.state.requests);
                 }
-                self.issue_reserved(&req, first, units, open_loop, qd);
+                self.issue_reserved(&req, first, units, open_loop, qd, None);
                 if ff && open_loop {
                     // With timing off the request finished as it was issued; the drive is taken
                     // to be busy as long as the last window says, so that only longer gaps are
@@ -171,24 +179,7 @@ impl Simulator {
                     st.busy_until = st.sampler.as_ref().expect("sampling").fast_forward_busy_until(st.now);
                 }
             }
-            if let Some(v) = self.ftl.integrity_violation() {
-                return Err(Error::Integrity(v.to_string()));
-            }
-            let st = &mut self.state;
-            let reached = match interval {
-                Interval::TimeNs(_) => st.now >= st.next_mark,
-                Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
-            };
-            if reached {
-                // Under sampled timing a window's measurement is one row, which closes it.
-                if st.sampler.as_ref().is_none_or(|s| !s.measuring()) {
-                    push_row(self.ftl.as_ref(), st, st.now);
-                }
-                st.next_mark += match interval {
-                    Interval::TimeNs(t) => t,
-                    Interval::WriteBytes(b) => b,
-                };
-            }
+            self.after_request(interval)?;
         }
         if self.ftl.scheduler_mut().events().is_some() {
             // Requests issued before the stop finish; background work still queued is left.
@@ -225,23 +216,65 @@ impl Simulator {
 }
 
 impl Simulator {
+    /// After a request was issued: the integrity oracle's verdict, and the time series' row
+    /// when an interval is complete.
+    #[inline]
+    fn after_request(&mut self, interval: Interval) -> Result<()> {
+        if let Some(v) = self.ftl.integrity_violation() {
+            return Err(Error::Integrity(v.to_string()));
+        }
+        let st = &mut self.state;
+        let reached = match interval {
+            Interval::TimeNs(_) => st.now >= st.next_mark,
+            Interval::WriteBytes(_) => st.host.write_bytes >= st.next_mark,
+        };
+        if reached {
+            // Under sampled timing a window's measurement is one row, which closes it.
+            if st.sampler.as_ref().is_none_or(|s| !s.measuring()) {
+                push_row(self.ftl.as_ref(), st, st.now);
+            }
+            st.next_mark += match interval {
+                Interval::TimeNs(t) => t,
+                Interval::WriteBytes(b) => b,
+            };
+        }
+        Ok(())
+    }
+
     /// Issue `req` to a scheduler that knows each completion at submission (the reservation
     /// scheduler): find its issue time from the completions of the requests in flight, run
     /// it, and record it at once.
-    fn issue_reserved(&mut self, req: &HostRequest, first: u32, units: u32, open_loop: bool, qd: usize) {
+    /// With `flow` (`[[flows]]`), the flow's own requests in flight and last issue stand for
+    /// the host's, and the request is recorded for the flow too.
+    pub(super) fn issue_reserved(
+        &mut self,
+        req: &HostRequest,
+        first: u32,
+        units: u32,
+        open_loop: bool,
+        qd: usize,
+        flow: Option<usize>,
+    ) {
         let st = &mut self.state;
-        let mut issue = if open_loop { req.arrival_ns } else { st.now };
-        while let Some(&Reverse(t)) = st.outstanding.peek() {
-            if st.outstanding.len() >= qd || t <= issue {
-                st.outstanding.pop();
-                if st.outstanding.len() < qd {
+        let (outstanding, last_issue) = match flow {
+            None => (&mut st.outstanding, st.now),
+            Some(f) => {
+                let fs = &mut st.flows[f];
+                (&mut fs.outstanding, fs.now)
+            }
+        };
+        let mut issue = if open_loop { req.arrival_ns } else { last_issue };
+        while let Some(&Reverse(t)) = outstanding.peek() {
+            if outstanding.len() >= qd || t <= issue {
+                outstanding.pop();
+                if outstanding.len() < qd {
                     issue = issue.max(t);
                 }
             } else {
                 break;
             }
         }
-        if open_loop && st.outstanding.is_empty() && issue > st.busy_until {
+        if open_loop && outstanding.is_empty() && issue > st.busy_until {
             self.ftl.idle(st.busy_until, issue);
         }
         let st = &mut self.state;
@@ -268,14 +301,25 @@ impl Simulator {
         // when its slot frees, so there the two are the same.
         let arrival = if open_loop { req.arrival_ns } else { issue };
         st.issued(req, arrival, issue, open_loop);
-        st.outstanding.push(Reverse(completion));
         let measured = st.measuring();
         st.finished(req.kind, arrival, issue, completion, req.size, None, measured);
+        match flow {
+            None => st.outstanding.push(Reverse(completion)),
+            Some(f) => {
+                let turn = st.requests;
+                let fs = &mut st.flows[f];
+                fs.outstanding.push(Reverse(completion));
+                fs.issued(req, units, issue, turn);
+                if measured {
+                    fs.finished(req.kind, completion - arrival);
+                }
+            }
+        }
     }
 }
 
 /// The mapping units a request covers.
-fn units_of(unit: UnitSize, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+pub(super) fn units_of(unit: UnitSize, req: &HostRequest, logical_units: u64) -> Result<(u32, u32)> {
     let first = unit.div(req.offset);
     let last = unit.div(req.offset + req.size.max(1) - 1);
     if last >= logical_units {

@@ -36,6 +36,20 @@ impl Simulator {
             ev.advance(e, &mut self.state.flight.finished);
             self.state.settle();
         }
+        self.submit_queued(req, first, units, open_loop, target, None)
+    }
+
+    /// Issue `req` at `target` or the scheduler's clock if later (its wait for a queue slot
+    /// is over), for `flow` (`[[flows]]`: its index and whether it is high priority).
+    pub(super) fn submit_queued(
+        &mut self,
+        req: &HostRequest,
+        first: u32,
+        units: u32,
+        open_loop: bool,
+        target: u64,
+        flow: Option<(u16, bool)>,
+    ) -> Result<()> {
         let ev = self.ftl.scheduler_mut().events().expect("an event-driven scheduler");
         let issue = target.max(ev.now());
         ev.advance(issue, &mut self.state.flight.finished);
@@ -45,8 +59,17 @@ impl Simulator {
         self.state.now = issue;
         self.state.issued(req, arrival, issue, open_loop);
         let measured = self.state.measuring();
-        let slot = self.state.flight.open(req.kind, arrival, issue, req.size, measured);
-        self.ftl.scheduler_mut().events().expect("event-driven").begin_request(slot);
+        let (tag, high) = flow.unwrap_or((super::flight::NO_FLOW, false));
+        let slot = self.state.flight.open(req.kind, arrival, issue, req.size, measured, tag);
+        let ev = self.ftl.scheduler_mut().events().expect("event-driven");
+        if flow.is_some() {
+            let f = &mut self.state.flows[tag as usize];
+            f.in_flight += 1;
+            f.issued(req, units, issue, self.state.requests);
+            ev.begin_request_prioritised(slot, high);
+        } else {
+            ev.begin_request(slot);
+        }
         let transfer_after = match req.kind {
             IoKind::Write => {
                 let data_in = self.ftl.host_transfer(issue, req.size);

@@ -51,6 +51,10 @@ pub struct Summary {
     /// present when it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping_cache: Option<crate::ftl::mapping_cache::MappingCacheSummary>,
+    /// The host flows (`[[flows]]`): each flow's requests, throughput, latency and shares of
+    /// the host writes and of GC, in flow order; present when the run has flows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<super::FlowSummary>,
     /// Each technique's own section, by the technique's name, present when it is on (the
     /// technique registry builds them: `techniques::summaries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -124,6 +128,10 @@ pub struct GcSummary {
     /// with `gc.background`); the rest were moved while host writes waited for space.
     pub valid_units_moved_idle: u64,
     pub mean_valid_per_victim: f64,
+    /// With `[[flows]]`: of `valid_units_moved`, those in no flow's range (data
+    /// preconditioning wrote there); `summary.flows` has each flow's own. Absent without flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_units_moved_outside_flows: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -33,7 +33,22 @@ pub struct Row {
     pub sched: Option<SchedRow>,
     /// Sampled timing's view of the interval (`[sampling]` only).
     pub sample: Option<SampleRow>,
+    /// Each flow's view of the interval (`[[flows]]` only), in flow order.
+    #[serde(default)]
+    pub flows: Vec<FlowRow>,
 }
+
+/// One flow's columns of a `timeseries.csv` row: requests finished per second, write MB/s
+/// (10^6 bytes) issued and mean response time (us, NaN without a request) over the interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FlowRow {
+    pub iops: f64,
+    pub write_mb_per_s: f64,
+    pub mean_latency_us: f64,
+}
+
+/// Each flow's columns, after the others, as `NAME_` followed by these.
+pub const FLOW_COLUMNS: &[&str] = &["iops", "write_mb_per_s", "mean_latency_us"];
 
 /// Which requests of an interval were measured, under sampled timing: its latency columns
 /// are theirs (NaN when none was), and a row that closes a window names it.
@@ -101,6 +116,9 @@ pub struct TimeSeries {
     pub last_sched: Option<SchedTotals>,
     /// The window the next row closes (sampled timing).
     pub window: Option<u32>,
+    /// The flows' names, for their columns (`[[flows]]`; empty without).
+    #[serde(default)]
+    pub flow_names: Vec<String>,
 }
 
 /// Cumulative scheduler figures at a row: busy time summed over dies and channels,
@@ -154,6 +172,11 @@ impl TimeSeries {
             s.push(',');
             s.push_str(&SAMPLE_COLUMNS.join(","));
         }
+        for name in &self.flow_names {
+            for c in FLOW_COLUMNS {
+                let _ = write!(s, ",{name}_{c}");
+            }
+        }
         s.push('\n');
         for r in &self.rows {
             let _ = write!(
@@ -194,6 +217,10 @@ impl TimeSeries {
                 let q = r.sample.unwrap_or_default();
                 let w = q.window.map(|w| w.to_string()).unwrap_or_default();
                 let _ = write!(s, ",{w},{}", q.measured_requests);
+            }
+            for i in 0..self.flow_names.len() {
+                let f = r.flows.get(i).copied().unwrap_or_default();
+                let _ = write!(s, ",{:.1},{:.3},{:.3}", f.iops, f.write_mb_per_s, f.mean_latency_us);
             }
             s.push('\n');
         }

@@ -214,6 +214,12 @@ pub trait EventDriven {
     fn now(&self) -> u64;
     /// Host work submitted from now until `end_request` belongs to request `slot`.
     fn begin_request(&mut self, slot: u32);
+    /// [`EventDriven::begin_request`] for a request of a flow (`[[flows]]`): `high`, its host
+    /// work goes ahead of normal-priority work in the dies' queues. A scheduler without
+    /// queues to order ignores it.
+    fn begin_request_prioritised(&mut self, slot: u32, _high: bool) {
+        self.begin_request(slot);
+    }
     /// The request has submitted everything; `transfer_bytes` go to the host after it.
     fn end_request(&mut self, transfer_bytes: u64, out: &mut Vec<Finished>);
     /// When something next happens (`None`: nothing in flight).

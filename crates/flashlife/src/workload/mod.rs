@@ -323,6 +323,11 @@ pub struct TraceConfig {
     pub fold: Fold,
     /// Bytes of distinct addresses `remap_first` keeps; 0 = the drive's logical capacity.
     pub remap_limit_bytes: u64,
+    /// Keep only the requests of this stream (the trace's stream, disk, device or ASU
+    /// column): one trace split into flows by stream. Unset (the default, then left out of a
+    /// resolved configuration): every stream. A stream the trace never names is an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u16>,
 }
 
 impl Default for TraceConfig {
@@ -341,6 +346,7 @@ impl Default for TraceConfig {
             time_scale: 1.0,
             fold: Fold::Modulo,
             remap_limit_bytes: 0,
+            stream: None,
         }
     }
 }
@@ -393,7 +399,8 @@ impl WorkloadConfig {
             || (self.kind == WorkloadKind::Trace && self.trace.timestamps == Timestamps::Honour)
     }
 
-    fn validate_at(&self, prefix: &str, top: bool) -> Result<()> {
+    /// Check ranges; errors name the dotted key under `prefix` (`top`: not a mix part).
+    pub(crate) fn validate_at(&self, prefix: &str, top: bool) -> Result<()> {
         let k = |name: &str| format!("{prefix}.{name}");
         if !top && matches!(self.kind, WorkloadKind::Mix | WorkloadKind::Trace | WorkloadKind::Periodic) {
             return Err(Error::config(

@@ -2,7 +2,7 @@
 //! so that it fits the simulated drive.
 //!
 //! [`build_trace`] assembles the trace pipeline in this order:
-//! reader -> filter -> loop replay -> time scaling -> ignore timestamps -> address folding.
+//! reader -> stream filter -> read/write filter -> loop replay -> time scaling -> ignore timestamps -> address folding.
 //! Folding comes last so that every address the simulator sees lies inside
 //! `ctx.logical_bytes`, whatever the trace holds; its adapters are in [`super::fold`]
 //! (re-exported here).
@@ -32,11 +32,19 @@ pub fn build_trace(cfg: &TraceConfig, ctx: &WorkloadContext) -> Result<Box<dyn W
         TraceFilter::All => None,
     };
     let reader_cfg = cfg.clone();
+    let stream = cfg.stream;
     let open = move || -> Result<Box<dyn Workload>> {
         let r = TraceReader::open(&path, &reader_cfg)?;
-        Ok(match keep {
-            Some(k) => Box::new(Filter::new(r, k)),
-            None => Box::new(r),
+        Ok(match (keep, stream) {
+            (Some(k), None) => Box::new(Filter::new(r, k)),
+            (None, None) => Box::new(r),
+            (k, Some(s)) => {
+                let f = StreamFilter::new(r, s, path.display().to_string());
+                match k {
+                    Some(k) => Box::new(Filter::new(f, k)),
+                    None => Box::new(f),
+                }
+            }
         })
     };
     // One concrete type per pipeline, boxed once: a request then crosses the adapters
@@ -91,6 +99,55 @@ impl<W: Workload> Workload for Filter<W> {
                 return Ok(Some(r));
             }
             self.filtered += 1;
+        }
+        Ok(None)
+    }
+    fn counters(&self) -> Option<TraceCounters> {
+        let mut c = self.inner.counters().unwrap_or_default();
+        c.filtered += self.filtered;
+        Some(c)
+    }
+}
+
+/// Keeps only the requests of one stream (`workload.trace.stream`); a trace that names the
+/// stream nowhere is an error at its end, listing the streams it does name.
+pub struct StreamFilter<W> {
+    inner: W,
+    keep: u16,
+    file: String,
+    kept: u64,
+    filtered: u64,
+    /// The streams seen, for the error (a few are enough to show the mistake).
+    seen: std::collections::BTreeSet<u16>,
+}
+
+impl<W: Workload> StreamFilter<W> {
+    /// Keep the requests of stream `keep` of the trace `file`.
+    pub fn new(inner: W, keep: u16, file: String) -> Self {
+        StreamFilter { inner, keep, file, kept: 0, filtered: 0, seen: Default::default() }
+    }
+}
+
+impl<W: Workload> Workload for StreamFilter<W> {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        while let Some(r) = self.inner.next_request()? {
+            if r.stream == self.keep {
+                self.kept += 1;
+                return Ok(Some(r));
+            }
+            self.filtered += 1;
+            if self.kept == 0 && self.seen.len() < 16 {
+                self.seen.insert(r.stream);
+            }
+        }
+        if self.kept == 0 {
+            let seen: Vec<String> = self.seen.iter().map(u16::to_string).collect();
+            return Err(Error::Run(format!(
+                "workload.trace.stream = {}: the trace {} has no request of that stream (its streams: {})",
+                self.keep,
+                self.file,
+                if seen.is_empty() { "none, it holds no request".to_string() } else { seen.join(", ") }
+            )));
         }
         Ok(None)
     }

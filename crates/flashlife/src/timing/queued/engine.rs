@@ -63,7 +63,7 @@ impl Queued {
         }
     }
 
-    pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
+    pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32, high: bool) {
         let (array_ns, xfer_ns) = self.costs(tx);
         let narrow = |ns: u64| u32::try_from(ns).expect("an operation of more than 4.29 s");
         let (array_ns, xfer_ns) = (narrow(array_ns), narrow(xfer_ns));
@@ -86,6 +86,18 @@ impl Queued {
             partner: NONE,
         };
         let i = self.slab.alloc(rec);
+        // The priority bit of a reused record is cleared, once any was ever set.
+        if high || !self.high.is_empty() {
+            let (w, b) = ((i / 64) as usize, 1u64 << (i % 64));
+            if self.high.len() <= w {
+                self.high.resize(w + 1, 0);
+            }
+            if high {
+                self.high[w] |= b;
+            } else {
+                self.high[w] &= !b;
+            }
+        }
         // Work ready at the clock (a follow-up submitted as its input completes, the common
         // case) skips the heap: it can only be handled first in the next `advance` anyway.
         if ready == self.now {
@@ -174,7 +186,11 @@ impl Queued {
         rm.bg_mark = bg_mark;
         let len = self.queues.len(rec.die, rec.class);
         self.counters.depth(rec.die, rec.class, len, len + 1, self.now);
-        self.queues.push(&mut self.slab, rec.die, rec.class, r);
+        if self.high.get((r / 64) as usize).is_some_and(|w| w & (1 << (r % 64)) != 0) {
+            self.queues.push_high(&mut self.slab, rec.die, rec.class, r);
+        } else {
+            self.queues.push(&mut self.slab, rec.die, rec.class, r);
+        }
         self.mark_die(rec.die);
     }
 

@@ -199,6 +199,9 @@ pub struct Queued {
     dirty_dies: Vec<u32>,
     dirty_channels: Vec<u32>,
     counters: Counters,
+    /// One bit per slab record: set for a high-priority flow's host transaction, which joins
+    /// its die queue ahead of normal ones (empty until the first is submitted).
+    high: Vec<u64>,
     /// Tokens of the transactions started during the last `advance` (a hint, not state).
     #[serde(skip)]
     started: Vec<u32>,
@@ -227,6 +230,7 @@ impl Queued {
             dirty_dies: Vec::new(),
             dirty_channels: Vec::new(),
             counters: Counters::new(params.die_channel.len(), params.channels as usize),
+            high: Vec::new(),
             started: Vec::new(),
         }
     }
@@ -244,7 +248,13 @@ impl Queued {
     /// Hand over `tx`, which may start at `ready_at` (or now, if that is earlier); `token`
     /// comes back in its completion.
     pub fn submit(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
-        self.submit_rec(tx, ready_at, token);
+        self.submit_rec(tx, ready_at, token, false);
+    }
+
+    /// [`Queued::submit`] for a high-priority flow's transaction (`high`): in its die's class
+    /// queue it waits behind earlier high-priority work only, ahead of all normal work.
+    pub fn submit_prioritised(&mut self, tx: &Transaction, ready_at: u64, token: u32, high: bool) {
+        self.submit_rec(tx, ready_at, token, high);
     }
 
     /// How long `tx` takes with nothing in its way (array or link time plus channel time).

@@ -77,6 +77,8 @@ struct Request {
     behind_background_ns: u64,
     /// Some transaction of it ran on a die at the hard threshold (see `Urgency::epoch`).
     hard: bool,
+    /// Its flow is high priority (`[[flows]]`): its host work goes ahead of normal work.
+    high: bool,
 }
 
 /// Why a die serves background work first, if it does.
@@ -130,6 +132,8 @@ pub struct QueuedScheduler {
     /// program finds its block not yet erased.
     lag_limit: u32,
     counts: Counts,
+    /// Some request was high priority: host work then looks up its request's priority.
+    prioritised: bool,
     /// Completions between the engine and `finished` (empty between calls).
     #[serde(skip)]
     scratch: Vec<Completion>,
@@ -168,6 +172,7 @@ impl QueuedScheduler {
             urgency: vec![Urgency::default(); dies as usize],
             lag_limit,
             counts: Counts::default(),
+            prioritised: false,
             scratch: Vec::new(),
             warming: Default::default(),
             warm_turn: 0,
@@ -247,7 +252,13 @@ impl QueuedScheduler {
                 dep = std::mem::replace(&mut p.then, NO_TOKEN);
             } else {
                 let tok = p.id as u32;
-                self.engine.submit(&p.tx, p.ready, tok);
+                if self.prioritised && on_host_path(p.tx.class) {
+                    let r = self.tokens.get(p.id).request;
+                    let high = r != NONE && self.requests[r as usize].high;
+                    self.engine.submit_prioritised(&p.tx, p.ready, tok, high);
+                } else {
+                    self.engine.submit(&p.tx, p.ready, tok);
+                }
                 return;
             }
         }
@@ -524,6 +535,12 @@ impl EventDriven for QueuedScheduler {
         }
         self.requests[i] = Request { finish: self.engine.now(), ..Request::default() };
         self.current = slot;
+    }
+
+    fn begin_request_prioritised(&mut self, slot: u32, high: bool) {
+        self.begin_request(slot);
+        self.requests[slot as usize].high = high;
+        self.prioritised |= high;
     }
 
     fn end_request(&mut self, transfer_bytes: u64, out: &mut Vec<Finished>) {
