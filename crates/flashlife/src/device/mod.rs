@@ -4,22 +4,22 @@
 //! The host addresses logical blocks (chunks, `lbn`) and page offsets (`lpo`); a fresh device
 //! maps logical block `i` of plane `p` to physical block `i` of that plane, and keeps the last
 //! `open_channel.reserved_blocks` blocks of every plane as spare never shown to the host. The
-//! failure policy ([`policy::FailurePolicy`]) translates addresses and decides what a failed
-//! program does: report it to the host (OCSSD), copy the block to a reserved one and retry
-//! (FT-PASSD without shift), or retry at once on a reserved block and migrate later (FT-PASSD
-//! with shift).
+//! failure policy ([`policy::FailurePolicy`], given to [`Device::new`]) translates addresses
+//! and decides what a failed program does: the baseline's, OCSSD, reports it to the host;
+//! techniques' policies (built by the technique registry) handle it on the device, with the
+//! capabilities [`DeviceCore`] offers, and report their metadata as a [`MemoryReport`].
 
 pub mod buffer;
+pub mod memory;
 pub mod policy;
 
 use serde::Serialize;
 
-use crate::config::DevicePolicy;
 use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
-use crate::techniques::ftpassd::MemoryReport;
 use crate::timing::{Scheduler, Transaction};
 use buffer::WayBuffer;
+pub use memory::MemoryReport;
 use policy::FailurePolicy;
 
 const NONE: u32 = u32::MAX;
@@ -43,9 +43,10 @@ pub struct DeviceStats {
     pub failures_reported: u64,
     /// Programs retried on a reserved block.
     pub retries: u64,
-    /// Pages copied in the foreground before a retry (FT-PASSD without shift).
+    /// Pages copied in the foreground before a retry (a policy that copies a failed block
+    /// before retrying, e.g. FT-PASSD without shift).
     pub foreground_copied_pages: u64,
-    /// Pages copied by idle-time migration (FT-PASSD with shift), and migrations finished.
+    /// Pages copied by background migration (e.g. FT-PASSD with shift), and migrations finished.
     pub migrated_pages: u64,
     pub migrations: u64,
     /// Reserved blocks taken, and left.
@@ -102,8 +103,9 @@ pub struct DeviceCore {
 }
 
 impl DeviceCore {
+    /// The die physical block `pbn` is on.
     #[inline]
-    fn die_of(&self, pbn: u32) -> u32 {
+    pub fn die_of(&self, pbn: u32) -> u32 {
         self.geo.die_of_plane(self.geo.plane_of_block(pbn))
     }
 
@@ -197,10 +199,9 @@ impl DeviceCore {
     }
 }
 
-/// Configuration of a device.
+/// Configuration of a device (its failure policy is given to [`Device::new`] apart).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DeviceParams {
-    pub policy: DevicePolicy,
     /// `None`: the policy's own choice.
     pub write_back: Option<bool>,
     pub buffer_bytes_per_way: u64,
@@ -225,8 +226,14 @@ pub struct Device {
 }
 
 impl Device {
-    /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each.
-    pub fn new(flash: FlashArray, sched: Box<dyn Scheduler>, p: &DeviceParams) -> crate::error::Result<Device> {
+    /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each;
+    /// `policy` builds the failure policy from each logical block's initial physical block.
+    pub fn new(
+        flash: FlashArray,
+        sched: Box<dyn Scheduler>,
+        p: &DeviceParams,
+        policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>,
+    ) -> crate::error::Result<Device> {
         let geo = flash.geo;
         let bpp = geo.blocks_per_plane;
         let r = p.reserved_blocks_per_plane;
@@ -236,7 +243,7 @@ impl Device {
         let reserve =
             (0..geo.planes()).map(|plane| (plane * bpp + host_bpp..(plane + 1) * bpp).rev().collect()).collect();
         let page_bytes = flash.page_bytes(flash.native_mode());
-        let policy = policy::build(p.policy, home.clone(), geo);
+        let policy = policy(home.clone(), geo);
         let write_back = p.write_back.unwrap_or(policy.write_back());
         let ways = (geo.channels * geo.ways) as usize;
         let owner = p.oracle.then(|| vec![NONE; geo.pages() as usize]);
@@ -479,14 +486,16 @@ impl Device {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::{FlashConfig, GeometryConfig};
     use crate::flash::failure::InjectedFailures;
     use crate::flash::wear::FixedPeLimit;
+    use policy::Ocssd;
 
-    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2.
-    fn device(policy: DevicePolicy) -> Device {
+    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2, with the
+    /// failure policy `policy` builds.
+    pub(crate) fn device(policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
             ways: 1,
@@ -501,40 +510,23 @@ mod tests {
         let sched =
             Box::new(crate::timing::Reservation::new(flash.times().clone(), true, 1000.0, 0.0, 1000.0, 1, vec![0]));
         let p = DeviceParams {
-            policy,
             write_back: None,
             buffer_bytes_per_way: 4 * cfg.page_size,
             reserved_blocks_per_plane: 2,
             units_per_page: 1,
             oracle: true,
         };
-        Device::new(flash, sched, &p).unwrap()
+        Device::new(flash, sched, &p, policy).unwrap()
     }
 
-    #[test]
-    fn figure_10_on_the_device_reads_land_on_the_right_pages() {
-        let mut d = device(DevicePolicy::FtPassd);
-        for lpo in 0..4 {
-            assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
-        }
-        assert_eq!(d.core.stats.failures_handled, 1);
-        for lpo in 0..4 {
-            assert!(d.verify_page(0, lpo), "before migration: {:?}", d.violation());
-        }
-        d.idle(10_000_000_000, 20_000_000_000);
-        assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
-        for lpo in 0..4 {
-            d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
-        }
-        assert!(d.violation().is_none(), "{:?}", d.violation());
-        // The failed block and nothing else is out of service; the reserved block took over.
-        assert_eq!(d.dead_blocks(), 1);
-        assert!(d.core.is_bad(0));
+    /// The baseline's device.
+    pub(crate) fn ocssd() -> Device {
+        device(|home, _| Box::new(Ocssd::new(home)))
     }
 
     #[test]
     fn a_read_of_the_wrong_page_is_caught() {
-        let mut d = device(DevicePolicy::Ocssd);
+        let mut d = ocssd();
         d.write_page(1, 0, 0, Cause::Host);
         d.write_page(1, 1, 0, Cause::Host);
         // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
@@ -542,23 +534,16 @@ mod tests {
         assert!(d.violation().is_some());
     }
 
+    /// OCSSD 2.0 semantics: write-through (the host waits for the program) and a failed
+    /// program (block 0 page 2) is reported to the host, not handled.
     #[test]
-    fn no_shift_copies_in_the_foreground_and_write_through_waits() {
-        let mut d = device(DevicePolicy::FtPassdNoShift);
-        let mut acks = Vec::new();
-        for lpo in 0..4 {
-            acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
-        }
-        assert_eq!(d.core.stats.foreground_copied_pages, 2);
-        for lpo in 0..4 {
-            assert!(d.verify_page(0, lpo));
-        }
-        // Write-back: the first pages complete at once, from the buffer.
-        assert_eq!(acks[0], 0);
-        let mut o = device(DevicePolicy::Ocssd);
+    fn ocssd_writes_through_and_reports_failures() {
+        let mut o = ocssd();
         let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
         assert!(ack > 0 && outcome == PageOutcome::Ok);
         o.write_page(0, 1, 0, Cause::Host);
         assert_eq!(o.write_page(0, 2, 0, Cause::Host).1, PageOutcome::Reported);
+        assert_eq!((o.core.stats.failures_reported, o.core.stats.failures_handled), (1, 0));
+        assert!(o.memory().is_none());
     }
 }

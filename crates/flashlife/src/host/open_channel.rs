@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use crate::config::{Config, WriteCompletion};
-use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
+use crate::device::{Device, DeviceParams, DeviceStats, MemoryReport, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
@@ -22,7 +22,7 @@ use crate::ftl::victim::{self, VictimPolicy};
 use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWatermarks, LogicalSpace};
 use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
-use crate::techniques::ftpassd::MemoryReport;
+use crate::techniques;
 use crate::timing::Scheduler;
 
 /// The open-channel sections of `summary.json`.
@@ -108,14 +108,13 @@ impl OpenChannel {
             WriteCompletion::Auto => None,
         };
         let params = DeviceParams {
-            policy: oc.device_policy,
             write_back,
             buffer_bytes_per_way: oc.write_buffer_kib * 1024,
             reserved_blocks_per_plane: oc.reserved_blocks,
             units_per_page: upp as u64,
             oracle: cfg.ftl.integrity_oracle,
         };
-        let dev = Device::new(flash, sched, &params)?;
+        let dev = Device::new(flash, sched, &params, |home, geo| techniques::device_policy(cfg, home, geo))?;
         let ppb = geo.pages_per_block;
         let spc = ppb * upp;
         let chunks = dev.logical_blocks();
