@@ -993,6 +993,7 @@ impl Config {
         }
         self.workload.validate()?;
         self.zombie.validate()?;
+        self.ftpassd.validate()?;
         self.timing.validate()?;
         self.sampling.validate(self.ftl.timing)?;
         self.cache.validate()?;

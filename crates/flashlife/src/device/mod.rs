@@ -49,6 +49,18 @@ pub struct DeviceStats {
     /// Pages copied by background migration (e.g. FT-PASSD with shift), and migrations finished.
     pub migrated_pages: u64,
     pub migrations: u64,
+    /// Background copies that were in progress when a host command arrived (background work
+    /// stops after the copy in progress and resumes in the next idle window).
+    pub migration_preemptions: u64,
+    /// Host-path flash operations (host FTL reads, writes and erases) that were ready on a
+    /// die such a copy still held, and the longest wait for it, in us: the tail cost of
+    /// background work that cannot know when the next command comes.
+    pub migration_waits: u64,
+    pub max_migration_wait_us: f64,
+    /// Page writes held because the device took no writes at the time (a policy's
+    /// foreground copy, e.g. FT-PASSD without shift), and the longest hold, in us.
+    pub stalled_writes: u64,
+    pub max_write_stall_us: f64,
     /// Reserved blocks taken, and left.
     pub reserved_blocks_used: u64,
     pub reserved_blocks_left: u64,
@@ -100,6 +112,8 @@ pub struct DeviceCore {
     pub stats: DeviceStats,
     violation: Option<String>,
     checks: u64,
+    /// The device takes no write from `.0` until `.1` ([`DeviceCore::stall_writes`]).
+    write_stall: (u64, u64),
 }
 
 impl DeviceCore {
@@ -190,6 +204,25 @@ impl DeviceCore {
         self.bad[pbn as usize]
     }
 
+    /// Take in no write ready in `from..until` before `until` (a foreground copy that holds
+    /// the whole device). Overlapping stalls join.
+    pub fn stall_writes(&mut self, from: u64, until: u64) {
+        let (f, u) = self.write_stall;
+        self.write_stall = if from <= u && f <= until { (f.min(from), u.max(until)) } else { (from, until) };
+    }
+
+    /// When a write ready at `ready` is taken in, counting the hold.
+    #[inline]
+    fn write_admitted(&mut self, ready: u64) -> u64 {
+        let (from, until) = self.write_stall;
+        if ready < from || ready >= until {
+            return ready;
+        }
+        self.stats.stalled_writes += 1;
+        self.stats.max_write_stall_us = self.stats.max_write_stall_us.max((until - ready) as f64 / 1e3);
+        until
+    }
+
     fn record_retry(&mut self, detected: u64, done: u64) {
         self.stats.retries += 1;
         let us = done.saturating_sub(detected) as f64 / 1e3;
@@ -210,6 +243,13 @@ pub struct DeviceParams {
     pub oracle: bool,
 }
 
+/// The background copy in progress when a host command arrived: its die and its end.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Preempted {
+    die: u32,
+    end: u64,
+}
+
 /// An open-channel device.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Device {
@@ -223,6 +263,9 @@ pub struct Device {
     last_sample: u64,
     /// A failure whose buffer utilisation is still being completed.
     failure_sample: Option<FailureSample>,
+    /// No host command outstanding since this time (`idle_since`), until one arrives.
+    idle_since: Option<u64>,
+    preempted: Option<Preempted>,
 }
 
 impl Device {
@@ -258,6 +301,7 @@ impl Device {
             stats: DeviceStats { reserved_blocks_left: (r * geo.planes()) as u64, ..Default::default() },
             violation: None,
             checks: 0,
+            write_stall: (0, 0),
             flash,
             sched,
             geo,
@@ -271,6 +315,8 @@ impl Device {
             exposure_ns_bytes: 0,
             last_sample: 0,
             failure_sample: None,
+            idle_since: None,
+            preempted: None,
         })
     }
 
@@ -305,6 +351,7 @@ impl Device {
     pub fn write_page(&mut self, lbn: u32, lpo: u32, ready: u64, cause: Cause) -> (u64, PageOutcome) {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
+        let ready = self.core.write_admitted(ready);
         let admitted = self.buffers[way].admit(ready, bytes);
         if let Some(f) = &mut self.failure_sample {
             if f.way == way && admitted <= f.t {
@@ -319,6 +366,7 @@ impl Device {
             }
         }
         let (pbn, ppo) = self.policy.translate_write(lbn, lpo);
+        self.behind_background(pbn, admitted);
         let tag = self.core.tag(lbn, lpo);
         // Write-back: the host is answered when its data is buffered (`ack` below), not when
         // the program (or a retry after a failure) ends.
@@ -385,6 +433,7 @@ impl Device {
     /// Read logical page `lpo` of `lbn` (`bytes` of it cross the channel).
     pub fn read_page(&mut self, lbn: u32, lpo: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
         let (pbn, ppo) = self.policy.translate_read(lbn, lpo);
+        self.behind_background(pbn, ready);
         let tag = self.core.tag(lbn, lpo);
         self.core.read(pbn, ppo, tag, bytes, ready, cause)
     }
@@ -410,6 +459,7 @@ impl Device {
     /// Erase logical block `lbn`.
     pub fn erase(&mut self, lbn: u32, ready: u64, cause: Cause) -> (u64, EraseStatus) {
         let pbn = self.policy.erase(&mut self.core, lbn);
+        self.behind_background(pbn, ready);
         let mode = self.core.flash.mode(pbn);
         let tx = Transaction::erase(self.core.die_of(pbn), pbn, mode, cause);
         let done = self.core.sched.submit(&tx, ready);
@@ -439,9 +489,47 @@ impl Device {
         self.core.retire_block(pbn);
     }
 
-    /// An idle window with no host command outstanding: background work (migration).
-    pub fn idle(&mut self, from: u64, until: u64) {
-        self.policy.idle(&mut self.core, from, until);
+    /// No host command is outstanding from `t` on. The device learns when the idle time
+    /// ends only when the next command arrives ([`Device::command_arrived`]).
+    pub fn idle_since(&mut self, t: u64) {
+        self.idle_since = Some(t);
+    }
+
+    /// A host command arrived at `t` (called at each command's first contact with the device;
+    /// more calls for the same command change nothing). If the device was idle, the
+    /// background work it started in the meantime is run now: from the policy's idle timeout
+    /// on, one step (a page copy) after another, each started only while no command had
+    /// arrived yet; the copy in progress at `t` ends first, and the command may wait for it.
+    pub fn command_arrived(&mut self, t: u64) {
+        let Some(since) = self.idle_since.take() else { return };
+        let mut next = since.saturating_add(self.policy.idle_timeout_ns());
+        while next < t {
+            let Some(die) = self.policy.next_background(&mut self.core) else { break };
+            // A step waits for its die (a write-back device may still be programming).
+            let start = if self.core.sched.timing() { next.max(self.core.sched.die_free_at(die)) } else { next };
+            if start >= t {
+                break;
+            }
+            let end = self.policy.background_step(&mut self.core, start);
+            if end > t {
+                self.core.stats.migration_preemptions += 1;
+                self.preempted = Some(Preempted { die, end });
+            }
+            next = end;
+        }
+    }
+
+    /// A host-path operation on `pbn`, ready at `ready`: if a preempted background copy still
+    /// holds its die, it waits until the copy ends.
+    #[inline]
+    fn behind_background(&mut self, pbn: u32, ready: u64) {
+        let Some(p) = self.preempted else { return };
+        if ready >= p.end || self.core.die_of(pbn) != p.die {
+            return;
+        }
+        let s = &mut self.core.stats;
+        s.migration_waits += 1;
+        s.max_migration_wait_us = s.max_migration_wait_us.max((p.end - ready) as f64 / 1e3);
     }
 
     /// Physical blocks out of service.
@@ -496,9 +584,15 @@ pub(crate) mod tests {
     /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2, with the
     /// failure policy `policy` builds.
     pub(crate) fn device(policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
+        device_on(1, policy)
+    }
+
+    /// As [`device`], with `ways` ways of one plane each on one channel (logical blocks 0-5 on
+    /// way 0, 6-11 on way 1, ...).
+    pub(crate) fn device_on(ways: u32, policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
-            ways: 1,
+            ways,
             dies: 1,
             planes: 1,
             blocks_per_plane: 8,
@@ -507,8 +601,15 @@ pub(crate) mod tests {
         let cfg = FlashConfig::default();
         let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
         let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
-        let sched =
-            Box::new(crate::timing::Reservation::new(flash.times().clone(), true, 1000.0, 0.0, 1000.0, 1, vec![0]));
+        let sched = Box::new(crate::timing::Reservation::new(
+            flash.times().clone(),
+            true,
+            1000.0,
+            0.0,
+            1000.0,
+            1,
+            vec![0; ways as usize],
+        ));
         let p = DeviceParams {
             write_back: None,
             buffer_bytes_per_way: 4 * cfg.page_size,

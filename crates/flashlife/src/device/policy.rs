@@ -27,8 +27,20 @@ pub trait FailurePolicy: Send {
     /// The host erases (or retires) `lbn`: the physical block concerned. Blocks the policy no
     /// longer needs and that saw failures are retired here.
     fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32;
-    /// Background work in an idle window.
-    fn idle(&mut self, _core: &mut DeviceCore, _from: u64, _until: u64) {}
+    /// How long the device must have had no host command before background work starts, ns.
+    fn idle_timeout_ns(&self) -> u64 {
+        0
+    }
+    /// The die of the next background step (one page copy), settling any step that needs no
+    /// flash work first; `None` when there is no background work. The device decides whether
+    /// the step starts; the policy is never told when the next host command comes.
+    fn next_background(&mut self, _core: &mut DeviceCore) -> Option<u32> {
+        None
+    }
+    /// Run the step `next_background` named, starting at `start`; returns when it ends.
+    fn background_step(&mut self, _core: &mut DeviceCore, start: u64) -> u64 {
+        start
+    }
     /// Metadata the policy keeps, for `physical_blocks` blocks.
     fn memory(&self, physical_blocks: u64) -> Option<MemoryReport>;
 }

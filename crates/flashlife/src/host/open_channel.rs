@@ -319,6 +319,7 @@ impl OpenChannel {
     /// Write `units` units from `first`, their data in host memory at `ready`. Returns when
     /// the device has completed every page.
     pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        self.command_arrived(ready);
         let mut done = ready;
         for lpn in first..first + units {
             if let Some(o) = &mut self.oracle {
@@ -385,6 +386,7 @@ impl OpenChannel {
     /// Read `units` units from `first`. Returns when the last page's data has crossed its
     /// channel.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        self.command_arrived(ready);
         let mut done = ready;
         let mut runs = PageRuns::new();
         for lpn in first..first + units {
@@ -447,9 +449,18 @@ impl OpenChannel {
         ready
     }
 
-    /// An idle window: the device migrates, the host cleans units below the high watermark.
-    pub fn idle(&mut self, from: u64, until: u64) {
-        self.dev.idle(from, until);
+    /// An idle window from `from`: the device is told it is idle, not when the window ends
+    /// (`_until`, which the run loop knows from the workload): it learns that from the next
+    /// command ([`OpenChannel::command_arrived`]) and runs its background work then.
+    pub fn idle(&mut self, from: u64, _until: u64) {
+        self.dev.idle_since(from);
+    }
+
+    /// A host command reaches the drive at `t` (its first call: the host transfer of a write
+    /// or trim, the read itself).
+    #[inline]
+    pub fn command_arrived(&mut self, t: u64) {
+        self.dev.command_arrived(t);
     }
 
     /// Check every logical unit against the oracle, then the device's translation of each

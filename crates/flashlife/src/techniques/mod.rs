@@ -80,7 +80,7 @@ pub fn device_policy(cfg: &Config, home: Vec<u32>, geo: Geometry) -> Box<dyn Fai
     match cfg.open_channel.device_policy {
         PolicyName::Baseline(kind) => policy::baseline(kind, home),
         PolicyName::Technique(name) if FtPassdConfig::POLICIES.contains(&name) => {
-            ftpassd::policy::build(name, home, geo)
+            ftpassd::policy::build(name, &cfg.ftpassd, home, geo)
         }
         PolicyName::Technique(name) => {
             unreachable!("open_channel.device_policy = {name:?}: no technique registered it")

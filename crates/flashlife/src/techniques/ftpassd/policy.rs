@@ -9,23 +9,22 @@ use crate::device::policy::FailurePolicy;
 use crate::device::DeviceCore;
 use crate::flash::{Geometry, ProgramStatus};
 use crate::stats::Cause;
-use crate::timing::{Transaction, Wait};
 
 /// The policy `open_channel.device_policy = name` selects (one of [`FtPassdConfig::POLICIES`]);
 /// `home[lbn]` is each logical block's initial physical block.
-pub fn build(name: &str, home: Vec<u32>, geo: Geometry) -> Box<dyn FailurePolicy> {
+pub fn build(name: &str, cfg: &FtPassdConfig, home: Vec<u32>, geo: Geometry) -> Box<dyn FailurePolicy> {
     if name == FtPassdConfig::NO_SHIFT {
         Box::new(BlockCopy { map: home, geo })
     } else {
         debug_assert_eq!(name, FtPassdConfig::SHIFT);
         let t = ShiftTranslator::new(home, geo.pages_per_block);
-        Box::new(Shifted { t, geo, pending: Vec::new(), cursor: 0 })
+        Box::new(Shifted { t, geo, pending: Vec::new(), cursor: 0, idle_timeout_ns: cfg.idle_timeout_ns() })
     }
 }
 
 /// FT-PASSD without shift: write-back, a block map only. A failed program makes the device
 /// copy the block's written pages to a reserved block, in the foreground, then retry at the
-/// same page offset there.
+/// same page offset there; no write is taken in until the retry ends.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct BlockCopy {
     map: Vec<u32>,
@@ -64,6 +63,9 @@ impl FailurePolicy for BlockCopy {
             }
             self.map[lbn as usize] = r;
             core.retire_block(failed);
+            // The paper (Section III-B): the device cannot process write commands during the
+            // copy, on any way.
+            core.stall_writes(detected, done);
             return Some(done);
         }
     }
@@ -78,7 +80,8 @@ impl FailurePolicy for BlockCopy {
 /// FT-PASSD with shift (the proposal): write-back; a failed program is retried at once on
 /// page 0 of a reserved block, recorded in the logical block's open block list; once the list
 /// holds a block's worth of pages, idle time migrates the older pages behind the retried ones
-/// and the shift table records the offset (Algorithms 1-3).
+/// and the shift table records the offset (Algorithms 1-3). Migration is background work the
+/// device runs one copy at a time once it has been idle for `ftpassd.idle_timeout_us`.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Shifted {
     t: ShiftTranslator,
@@ -87,6 +90,8 @@ pub struct Shifted {
     pending: Vec<u32>,
     /// Copies done of the first pending block's migration.
     cursor: u32,
+    /// `ftpassd.idle_timeout_us`, in ns.
+    idle_timeout_ns: u64,
 }
 
 impl Shifted {
@@ -95,16 +100,20 @@ impl Shifted {
         &self.t
     }
 
-    /// Copy `lbn` whole, in logical order, into a fresh reserved block (shift 0): the fallback
-    /// when a migration copy fails. Returns false when the reserve is exhausted.
-    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: u64) -> bool {
+    /// Copy `lbn` whole, in logical order, into a fresh reserved block (shift 0), starting at
+    /// `ready`: the fallback when a migration copy fails. Returns when the copies end, or
+    /// `None` when the reserve is exhausted.
+    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: u64) -> Option<u64> {
         let plane = self.geo.plane_of_block(self.t.translate_read(lbn, 0).0);
         'fresh: loop {
-            let Some(n) = core.take_reserved(plane) else { return false };
+            let n = core.take_reserved(plane)?;
+            let mut done = ready;
             for lpo in 0..self.geo.pages_per_block {
                 let src = self.t.translate_read(lbn, lpo);
                 core.stats.migrated_pages += 1;
-                if core.copy(src, (n, lpo), ready, Cause::Migration).1 == ProgramStatus::Failed {
+                let (end, status) = core.copy(src, (n, lpo), ready, Cause::Migration);
+                done = done.max(end);
+                if status == ProgramStatus::Failed {
                     core.retire_block(n);
                     continue 'fresh;
                 }
@@ -112,7 +121,7 @@ impl Shifted {
             for b in self.t.remap(lbn, n) {
                 core.retire_block(b);
             }
-            return true;
+            return Some(done);
         }
     }
 }
@@ -170,45 +179,15 @@ impl FailurePolicy for Shifted {
         }
         pbn
     }
-    /// Algorithm 3, one copy at a time, stopping before a copy would run past `until` (the
-    /// host command that ends the idle window is served first); the next window resumes.
-    fn idle(&mut self, core: &mut DeviceCore, from: u64, until: u64) {
+    fn idle_timeout_ns(&self) -> u64 {
+        self.idle_timeout_ns
+    }
+    /// Algorithm 3, one copy a step: the next copy's die (source and target are on the failed
+    /// block's plane), after finishing the migrations whose copies are all done.
+    fn next_background(&mut self, core: &mut DeviceCore) -> Option<u32> {
         while let Some(&lbn) = self.pending.first() {
             match self.t.migration_step(lbn, self.cursor) {
-                Some((sb, sp, tb, tp)) => {
-                    // The copy: a read on the source's die, a program on the target's.
-                    let copy = [
-                        Transaction::read(
-                            core.die_of(sb),
-                            sb,
-                            sp,
-                            core.flash.mode(sb),
-                            core.page_bytes,
-                            Cause::Migration,
-                        ),
-                        Transaction::program(
-                            core.die_of(tb),
-                            tb,
-                            tp,
-                            core.flash.mode(tb),
-                            core.page_bytes,
-                            Cause::Migration,
-                        ),
-                    ];
-                    if core.sched.timing() && !core.sched.fits_before(&copy, from, until, Wait::Dies) {
-                        return;
-                    }
-                    core.stats.migrated_pages += 1;
-                    if core.copy((sb, sp), (tb, tp), from, Cause::Migration).1 == ProgramStatus::Failed {
-                        // The target failed: copy the block whole into a fresh one instead.
-                        self.cursor = 0;
-                        self.pending.remove(0);
-                        self.remap_whole(core, lbn, from);
-                        core.stats.migrations += 1;
-                        continue;
-                    }
-                    self.cursor += 1;
-                }
+                Some((_, _, tb, _)) => return Some(core.die_of(tb)),
                 None => {
                     for b in self.t.finish_migration(lbn) {
                         core.retire_block(b);
@@ -219,6 +198,22 @@ impl FailurePolicy for Shifted {
                 }
             }
         }
+        None
+    }
+    fn background_step(&mut self, core: &mut DeviceCore, start: u64) -> u64 {
+        let lbn = self.pending[0];
+        let (sb, sp, tb, tp) = self.t.migration_step(lbn, self.cursor).expect("next_background named a copy");
+        core.stats.migrated_pages += 1;
+        let (done, status) = core.copy((sb, sp), (tb, tp), start, Cause::Migration);
+        if status == ProgramStatus::Failed {
+            // The target failed: copy the block whole into a fresh one instead (one step).
+            self.cursor = 0;
+            self.pending.remove(0);
+            core.stats.migrations += 1;
+            return self.remap_whole(core, lbn, done).unwrap_or(done);
+        }
+        self.cursor += 1;
+        done
     }
     fn memory(&self, physical_blocks: u64) -> Option<MemoryReport> {
         let (entries, lists) = self.t.peak();
@@ -236,11 +231,24 @@ impl FailurePolicy for Shifted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::tests::{device, ocssd};
+    use crate::device::tests::{device, device_on, ocssd};
     use crate::device::{Device, PageOutcome};
 
     fn ftpassd(name: &'static str) -> Device {
-        device(move |home, geo| build(name, home, geo))
+        device(move |home, geo| build(name, &FtPassdConfig::default(), home, geo))
+    }
+
+    /// FT-PASSD with shift and an idle timeout of `timeout_us`, after Figure 10's writes:
+    /// block 0 failed at page 2, two copies pending. Returns the device and when the last
+    /// write's program ended (the device's dies are free from then on).
+    fn shifted_after_failure(timeout_us: u64) -> (Device, u64) {
+        let cfg = FtPassdConfig { idle_timeout_us: timeout_us };
+        let mut d = device(move |home, geo| build(FtPassdConfig::SHIFT, &cfg, home, geo));
+        for lpo in 0..4 {
+            d.write_page(0, lpo, 0, Cause::Host);
+        }
+        let free = d.core.sched.die_free_at(0);
+        (d, free)
     }
 
     /// Figure 10 on the device (block 0 fails at page 2): every read lands on the page holding
@@ -256,7 +264,8 @@ mod tests {
         for lpo in 0..4 {
             assert!(d.verify_page(0, lpo), "before migration: {:?}", d.violation());
         }
-        d.idle(10_000_000_000, 20_000_000_000);
+        d.idle_since(10_000_000_000);
+        d.command_arrived(20_000_000_000);
         assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
         for lpo in 0..4 {
             d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
@@ -283,5 +292,77 @@ mod tests {
         // Write-back: the first pages complete at once, from the buffer.
         assert_eq!(acks[0], 0);
         assert!(ocssd().write_page(0, 0, 0, Cause::Host).0 > 0);
+    }
+
+    /// Migration starts only once the device has been idle for the timeout: a command that
+    /// arrives earlier finds nothing done, and the idle window after it starts the count again.
+    #[test]
+    fn migration_waits_for_the_idle_timeout() {
+        let (mut d, free) = shifted_after_failure(2000);
+        d.idle_since(free);
+        d.command_arrived(free + 1_999_999);
+        assert_eq!(d.core.stats.migrated_pages, 0, "1 ns short of the timeout");
+        d.idle_since(free + 2_000_000);
+        d.command_arrived(free + 3_000_000);
+        assert_eq!(d.core.stats.migrated_pages, 0, "a new window counts from its own start");
+        d.idle_since(free + 4_000_000);
+        d.command_arrived(free + 1_000_000_000);
+        assert_eq!((d.core.stats.migrated_pages, d.core.stats.migrations), (2, 1));
+        assert_eq!((d.core.stats.migration_preemptions, d.core.stats.migration_waits), (0, 0));
+    }
+
+    /// A command arriving during a copy stops migration after that copy (one page moved, not
+    /// two); a read on the copy's die waits for it, and the wait is counted; the next idle
+    /// window resumes where migration stopped, and every read still lands on its data.
+    #[test]
+    fn a_command_preempts_migration_after_the_copy_in_progress() {
+        let (mut d, free) = shifted_after_failure(0);
+        d.idle_since(free);
+        let arrival = free + 1;
+        d.command_arrived(arrival);
+        let s = &d.core.stats;
+        assert_eq!((s.migrated_pages, s.migrations, s.migration_preemptions), (1, 0, 1));
+        let copy_end = d.core.sched.die_free_at(0);
+        assert!(copy_end > arrival);
+        // Page 2 (retried on the reserved block) is read on the copy's die.
+        let done = d.read_page(0, 2, 4096, arrival, Cause::Host);
+        let s = &d.core.stats;
+        assert_eq!(s.migration_waits, 1);
+        assert_eq!(s.max_migration_wait_us, (copy_end - arrival) as f64 / 1e3);
+        assert!(done > copy_end, "the read ran after the copy: {done} <= {copy_end}");
+        // A read once the copy is over does not wait.
+        d.read_page(0, 3, 4096, done, Cause::Host);
+        assert_eq!(d.core.stats.migration_waits, 1);
+        d.idle_since(done + 1_000_000);
+        d.command_arrived(done + 1_000_000_000);
+        assert_eq!((d.core.stats.migrated_pages, d.core.stats.migrations), (2, 1));
+        for lpo in 0..4 {
+            d.read_page(0, lpo, 4096, done + 1_000_000_000, Cause::Host);
+        }
+        assert!(d.violation().is_none(), "{:?}", d.violation());
+    }
+
+    /// Without shift the device takes no write, on any way, while it copies the failed block
+    /// (the paper, Section III-B); with shift a write to another way is taken at once.
+    #[test]
+    fn no_shift_stalls_writes_to_every_way_during_the_copy() {
+        let ack_elsewhere = |name: &'static str| {
+            let mut d = device_on(2, move |home, geo| build(name, &FtPassdConfig::default(), home, geo));
+            for lpo in 0..3 {
+                d.write_page(0, lpo, 0, Cause::Host);
+            }
+            let failed = d.core.stats.first_failure_ns.expect("block 0 page 2 failed");
+            // Logical block 6 is on the other way, its buffer empty.
+            let ready = failed + 1;
+            (d.write_page(6, 0, ready, Cause::Host).0 - ready, d.core.stats.clone())
+        };
+        let (shift_wait, _) = ack_elsewhere(FtPassdConfig::SHIFT);
+        assert_eq!(shift_wait, 0);
+        let (wait, stats) = ack_elsewhere(FtPassdConfig::NO_SHIFT);
+        assert_eq!(stats.foreground_copied_pages, 2);
+        assert_eq!(stats.stalled_writes, 1);
+        // The hold is the copy of two pages and the retry, from the failure's status on.
+        assert_eq!(stats.max_write_stall_us, wait as f64 / 1e3);
+        assert!(stats.max_retry_us > 0.0 && wait as f64 / 1e3 >= stats.max_retry_us - 0.001, "{wait} {stats:?}");
     }
 }
