@@ -59,3 +59,22 @@ impl FtPassdConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, ConfigBuilder};
+
+    /// The section is read from `--set` though the default configuration leaves it out, a
+    /// misspelt key is refused, and `config.toml` carries it only when it is not the default.
+    #[test]
+    fn the_section_is_optional_and_checked() {
+        let cfg = ConfigBuilder::new().set("ftpassd.idle_timeout_us=0").unwrap().build().unwrap();
+        assert_eq!(cfg.ftpassd.idle_timeout_ns(), 0);
+        assert!(cfg.to_toml().contains("[ftpassd]"));
+        assert!(!Config::default().to_toml().contains("ftpassd]"));
+        let bad = ConfigBuilder::new().set("ftpassd.idle_timeout=0").and_then(|b| b.build());
+        assert!(bad.is_err());
+        let big = ConfigBuilder::new().set("ftpassd.idle_timeout_us=3600000001").unwrap().build();
+        assert!(big.err().unwrap().to_string().contains("ftpassd.idle_timeout_us"));
+    }
+}

@@ -21,6 +21,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "workload.trace.discards",
     "cache",
     "mapping_cache",
+    "ftpassd",
 ];
 
 /// Builds a [`Config`] from layers.
