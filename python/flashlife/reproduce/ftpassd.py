@@ -208,7 +208,8 @@ def ftpassd_fig15(ctx: Context) -> Section:
         "integrity oracle on, host queue depth 1, traces at their recorded timestamps folded modulo onto the "
         "drive. Migration (with shift) starts after `ftpassd.idle_timeout_us` (2 ms) without a command and "
         "stops after the copy in progress when one arrives; the last column counts those copies and the "
-        "longest a host operation waited for one. A failure-free OCSSD run counts the trace's page programs P; each policy then runs with "
+        "longest a host operation waited for one. A failure-free OCSSD run counts the trace's page "
+        "programs P; each policy then runs with "
         "`failures.program_fail_nth_random_within = P` and seed 1, so the same program fails under all "
         "three. "
         "The paper's eight MSR volumes are not all available: we use the traces beside the checkout.",
