@@ -264,6 +264,11 @@ class DeviceStats(TypedDict):
     foreground_copied_pages: int
     migrated_pages: int
     migrations: int
+    migration_preemptions: int
+    migration_waits: int
+    max_migration_wait_us: float
+    stalled_writes: int
+    max_write_stall_us: float
     reserved_blocks_used: int
     reserved_blocks_left: int
     max_retry_us: float
@@ -279,8 +284,8 @@ class DeviceStats(TypedDict):
 
 
 class MemoryReport(TypedDict):
-    """`open_channel.memory`: FT-PASSD's failure-manager metadata (techniques/ftpassd.rs
-    `MemoryReport`)."""
+    """`open_channel.memory`: the device policy's metadata (device/memory.rs `MemoryReport`;
+    absent for OCSSD, which keeps none)."""
 
     block_map_bits_per_entry: int
     shift_bits_per_entry: int

@@ -214,8 +214,8 @@ fn main() {
     println!(
         "Mean and max write response relative to OCSSD, and the failed way's buffer use at the failure (w/o shift).\n"
     );
-    println!("| trace | time scale | OCSSD mean, max (ms) | w/o shift: mean, max | with shift: mean, max | buffer use at failure |");
-    println!("|---|---|---|---|---|---|");
+    println!("| trace | time scale | OCSSD mean, max (ms) | w/o shift: mean, max | with shift: mean, max | buffer use at failure | with shift: copies preempted, host ops waiting, longest wait (ms) |");
+    println!("|---|---|---|---|---|---|---|");
     let mut by_scale: Vec<(f64, f64)> = Vec::new();
     for &(label, rel) in traces {
         let path = o.dir.join(rel);
@@ -226,14 +226,18 @@ fn main() {
             let Some((_, outs)) = policies(&o, &path, 256, scale) else { break };
             let w = |i: usize| &outs[i].summary.latency_us.write;
             let rel = |i: usize| format!("{}, {}", pct(w(i).mean / w(0).mean - 1.0), pct(w(i).max / w(0).max - 1.0));
-            let d = &outs[1].summary.open_channel.as_ref().expect("open-channel summary").device;
+            let dev = |i: usize| &outs[i].summary.open_channel.as_ref().expect("open-channel summary").device;
+            let (d, ws) = (dev(1), dev(2));
             println!(
-                "| {label} | {scale} | {}, {} | {} | {} | {} |",
+                "| {label} | {scale} | {}, {} | {} | {} | {} | {}, {}, {} |",
                 ms(w(0).mean),
                 ms(w(0).max),
                 rel(1),
                 rel(2),
-                d.buffer_utilisation_at_failure.map_or("-".into(), |u| format!("{:.0}%", 100.0 * u))
+                d.buffer_utilisation_at_failure.map_or("-".into(), |u| format!("{:.0}%", 100.0 * u)),
+                ws.migration_preemptions,
+                ws.migration_waits,
+                ms(ws.max_migration_wait_us)
             );
             by_scale.push((scale, 1.0 - w(2).mean / w(0).mean));
         }

@@ -48,8 +48,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// block FTL's block states; 12: encoder runs as transactions, `Op::Encode`, which the queued
 /// engine keeps as pending events; 13: the block table's units lost to bad pages, which
 /// victim policies rank blocks by; 14: host flows, `[[flows]]`: each flow's state in the run
-/// loop, the FTL's GC counts by range, the queued engine's priority marks).
-pub const FORMAT_VERSION: u32 = 14;
+/// loop, the FTL's GC counts by range, the queued engine's priority marks; 15: the
+/// open-channel device's idle state and write stall, FT-PASSD's idle timeout and the device
+/// counters of preempted copies and stalled writes).
+pub const FORMAT_VERSION: u32 = 15;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -68,8 +68,9 @@ choice! {
 }
 
 choice! {
-    /// `open_channel.device_policy`: the device's program-failure manager.
-    DevicePolicy { Ocssd = "ocssd", FtPassdNoShift = "ft_passd_no_shift", FtPassd = "ft_passd" }
+    /// The baseline's device program-failure managers (`open_channel.device_policy` also
+    /// takes a technique's: `DevicePolicyName`).
+    DevicePolicyKind { Ocssd = "ocssd" }
 }
 
 choice! {
@@ -147,6 +148,6 @@ mod tests {
         assert_eq!(t.v, VictimKind::CostBenefit);
         assert_eq!(toml::to_string(&t).unwrap().trim(), "v = \"cost_benefit\"");
         assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random"]);
-        assert_eq!(DevicePolicy::FtPassdNoShift.to_string(), "ft_passd_no_shift");
+        assert_eq!(DevicePolicyKind::Ocssd.to_string(), "ocssd");
     }
 }

@@ -22,6 +22,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "workload.trace.stream",
     "cache",
     "mapping_cache",
+    "ftpassd",
     // An array of tables, each checked by its type (unknown keys refused there).
     "flows",
 ];

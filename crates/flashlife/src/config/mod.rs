@@ -10,13 +10,14 @@ mod cache;
 mod choices;
 mod flash_parts;
 pub mod flows;
+mod ftpassd;
 mod layers;
 mod mapping_cache;
+mod policy_name;
 pub mod presets;
 pub mod reliability;
 mod sampling;
 mod timing;
-mod victim;
 mod zombie;
 
 use serde::{Deserialize, Serialize};
@@ -30,15 +31,16 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HotColdKind, Interface,
     OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
     SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
 pub use flows::{FlowConfig, FlowPriority};
+pub use ftpassd::FtPassdConfig;
 pub use mapping_cache::MappingCacheConfig;
+pub use policy_name::{Baseline, DevicePolicyName, PolicyName, VictimName};
 pub use sampling::{Every, SamplingConfig};
 pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
-pub use victim::VictimName;
 pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.
@@ -62,6 +64,9 @@ pub struct Config {
     pub reusable: ReusableConfig,
     pub reliability: ReliabilityConfig,
     pub zombie: ZombieConfig,
+    /// `[ftpassd]`: FT-PASSD's device policies. Left out of a written configuration at its default.
+    #[serde(skip_serializing_if = "FtPassdConfig::is_default")]
+    pub ftpassd: FtPassdConfig,
     /// `[timing]`: the scheduler. Left out of a written configuration at its default.
     #[serde(skip_serializing_if = "TimingConfig::is_default")]
     pub timing: TimingConfig,
@@ -100,6 +105,7 @@ impl Default for Config {
             reusable: ReusableConfig::default(),
             reliability: ReliabilityConfig::default(),
             zombie: ZombieConfig::default(),
+            ftpassd: FtPassdConfig::default(),
             timing: TimingConfig::default(),
             sampling: SamplingConfig::default(),
             cache: CacheConfig::default(),
@@ -293,7 +299,7 @@ pub struct OpenChannelConfig {
     /// the block's written pages are copied to a reserved block in the foreground, then the
     /// program is retried) or `ft_passd` (write-back; retry at once on page 0 of a reserved
     /// block; block map + shift table + open block lists; migration in idle time).
-    pub device_policy: DevicePolicy,
+    pub device_policy: DevicePolicyName,
     /// Write completion: `auto` (the policy's: write-through for `ocssd`, write-back for the
     /// FT-PASSD policies), `write_through` (complete after the NAND program) or `write_back`
     /// (complete once the data is in the device buffer, unless the buffer is full).
@@ -307,7 +313,7 @@ pub struct OpenChannelConfig {
 impl Default for OpenChannelConfig {
     fn default() -> Self {
         OpenChannelConfig {
-            device_policy: DevicePolicy::FtPassd,
+            device_policy: DevicePolicyName::Technique(FtPassdConfig::SHIFT),
             write_completion: WriteCompletion::Auto,
             write_buffer_kib: 1024,
             reserved_blocks: 4,
@@ -1002,6 +1008,7 @@ impl Config {
             ));
         }
         self.zombie.validate()?;
+        self.ftpassd.validate()?;
         self.timing.validate()?;
         self.sampling.validate(self.ftl.timing)?;
         self.cache.validate()?;

@@ -4,22 +4,24 @@
 //! The host addresses logical blocks (chunks, `lbn`) and page offsets (`lpo`); a fresh device
 //! maps logical block `i` of plane `p` to physical block `i` of that plane, and keeps the last
 //! `open_channel.reserved_blocks` blocks of every plane as spare never shown to the host. The
-//! failure policy ([`policy::FailurePolicy`]) translates addresses and decides what a failed
-//! program does: report it to the host (OCSSD), copy the block to a reserved one and retry
-//! (FT-PASSD without shift), or retry at once on a reserved block and migrate later (FT-PASSD
-//! with shift).
+//! failure policy ([`policy::FailurePolicy`], given to [`Device::new`]) translates addresses
+//! and decides what a failed program does: the baseline's, OCSSD, reports it to the host;
+//! techniques' policies (built by the technique registry) handle it on the device, with the
+//! capabilities [`DeviceCore`] offers, and report their metadata as a [`MemoryReport`].
 
 pub mod buffer;
+mod idle;
+pub mod memory;
 pub mod policy;
 
 use serde::Serialize;
 
-use crate::config::DevicePolicy;
 use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
-use crate::techniques::ftpassd::MemoryReport;
 use crate::timing::{Scheduler, Transaction};
 use buffer::WayBuffer;
+use idle::Preempted;
+pub use memory::MemoryReport;
 use policy::FailurePolicy;
 
 const NONE: u32 = u32::MAX;
@@ -43,11 +45,24 @@ pub struct DeviceStats {
     pub failures_reported: u64,
     /// Programs retried on a reserved block.
     pub retries: u64,
-    /// Pages copied in the foreground before a retry (FT-PASSD without shift).
+    /// Pages copied in the foreground before a retry (a policy that copies a failed block
+    /// before retrying, e.g. FT-PASSD without shift).
     pub foreground_copied_pages: u64,
-    /// Pages copied by idle-time migration (FT-PASSD with shift), and migrations finished.
+    /// Pages copied by background migration (e.g. FT-PASSD with shift), and migrations finished.
     pub migrated_pages: u64,
     pub migrations: u64,
+    /// Background copies that were in progress when a host command arrived (background work
+    /// stops after the copy in progress and resumes in the next idle window).
+    pub migration_preemptions: u64,
+    /// Host-path flash operations (host FTL reads, writes and erases) that were ready on a
+    /// die such a copy still held, and the longest wait for it, in us: the tail cost of
+    /// background work that cannot know when the next command comes.
+    pub migration_waits: u64,
+    pub max_migration_wait_us: f64,
+    /// Page writes held because the device took no writes at the time (a policy's
+    /// foreground copy, e.g. FT-PASSD without shift), and the longest hold, in us.
+    pub stalled_writes: u64,
+    pub max_write_stall_us: f64,
     /// Reserved blocks taken, and left.
     pub reserved_blocks_used: u64,
     pub reserved_blocks_left: u64,
@@ -99,11 +114,14 @@ pub struct DeviceCore {
     pub stats: DeviceStats,
     violation: Option<String>,
     checks: u64,
+    /// The device takes no write from `.0` until `.1` ([`DeviceCore::stall_writes`]).
+    write_stall: (u64, u64),
 }
 
 impl DeviceCore {
+    /// The die physical block `pbn` is on.
     #[inline]
-    fn die_of(&self, pbn: u32) -> u32 {
+    pub fn die_of(&self, pbn: u32) -> u32 {
         self.geo.die_of_plane(self.geo.plane_of_block(pbn))
     }
 
@@ -188,6 +206,25 @@ impl DeviceCore {
         self.bad[pbn as usize]
     }
 
+    /// Take in no write ready in `from..until` before `until` (a foreground copy that holds
+    /// the whole device). Overlapping stalls join.
+    pub fn stall_writes(&mut self, from: u64, until: u64) {
+        let (f, u) = self.write_stall;
+        self.write_stall = if from <= u && f <= until { (f.min(from), u.max(until)) } else { (from, until) };
+    }
+
+    /// When a write ready at `ready` is taken in, counting the hold.
+    #[inline]
+    fn write_admitted(&mut self, ready: u64) -> u64 {
+        let (from, until) = self.write_stall;
+        if ready < from || ready >= until {
+            return ready;
+        }
+        self.stats.stalled_writes += 1;
+        self.stats.max_write_stall_us = self.stats.max_write_stall_us.max((until - ready) as f64 / 1e3);
+        until
+    }
+
     fn record_retry(&mut self, detected: u64, done: u64) {
         self.stats.retries += 1;
         let us = done.saturating_sub(detected) as f64 / 1e3;
@@ -197,10 +234,9 @@ impl DeviceCore {
     }
 }
 
-/// Configuration of a device.
+/// Configuration of a device (its failure policy is given to [`Device::new`] apart).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DeviceParams {
-    pub policy: DevicePolicy,
     /// `None`: the policy's own choice.
     pub write_back: Option<bool>,
     pub buffer_bytes_per_way: u64,
@@ -222,11 +258,20 @@ pub struct Device {
     last_sample: u64,
     /// A failure whose buffer utilisation is still being completed.
     failure_sample: Option<FailureSample>,
+    /// No host command outstanding since this time (`idle_since`), until one arrives.
+    idle_since: Option<u64>,
+    preempted: Option<Preempted>,
 }
 
 impl Device {
-    /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each.
-    pub fn new(flash: FlashArray, sched: Box<dyn Scheduler>, p: &DeviceParams) -> crate::error::Result<Device> {
+    /// A fresh device. Logical blocks are numbered plane-major, `host_blocks_per_plane` each;
+    /// `policy` builds the failure policy from each logical block's initial physical block.
+    pub fn new(
+        flash: FlashArray,
+        sched: Box<dyn Scheduler>,
+        p: &DeviceParams,
+        policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>,
+    ) -> crate::error::Result<Device> {
         let geo = flash.geo;
         let bpp = geo.blocks_per_plane;
         let r = p.reserved_blocks_per_plane;
@@ -236,7 +281,7 @@ impl Device {
         let reserve =
             (0..geo.planes()).map(|plane| (plane * bpp + host_bpp..(plane + 1) * bpp).rev().collect()).collect();
         let page_bytes = flash.page_bytes(flash.native_mode());
-        let policy = policy::build(p.policy, home.clone(), geo);
+        let policy = policy(home.clone(), geo);
         let write_back = p.write_back.unwrap_or(policy.write_back());
         let ways = (geo.channels * geo.ways) as usize;
         let owner = p.oracle.then(|| vec![NONE; geo.pages() as usize]);
@@ -251,6 +296,7 @@ impl Device {
             stats: DeviceStats { reserved_blocks_left: (r * geo.planes()) as u64, ..Default::default() },
             violation: None,
             checks: 0,
+            write_stall: (0, 0),
             flash,
             sched,
             geo,
@@ -264,6 +310,8 @@ impl Device {
             exposure_ns_bytes: 0,
             last_sample: 0,
             failure_sample: None,
+            idle_since: None,
+            preempted: None,
         })
     }
 
@@ -298,6 +346,7 @@ impl Device {
     pub fn write_page(&mut self, lbn: u32, lpo: u32, ready: u64, cause: Cause) -> (u64, PageOutcome) {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
+        let ready = self.core.write_admitted(ready);
         let admitted = self.buffers[way].admit(ready, bytes);
         if let Some(f) = &mut self.failure_sample {
             if f.way == way && admitted <= f.t {
@@ -312,6 +361,7 @@ impl Device {
             }
         }
         let (pbn, ppo) = self.policy.translate_write(lbn, lpo);
+        self.behind_background(pbn, admitted);
         let tag = self.core.tag(lbn, lpo);
         // Write-back: the host is answered when its data is buffered (`ack` below), not when
         // the program (or a retry after a failure) ends.
@@ -378,6 +428,7 @@ impl Device {
     /// Read logical page `lpo` of `lbn` (`bytes` of it cross the channel).
     pub fn read_page(&mut self, lbn: u32, lpo: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
         let (pbn, ppo) = self.policy.translate_read(lbn, lpo);
+        self.behind_background(pbn, ready);
         let tag = self.core.tag(lbn, lpo);
         self.core.read(pbn, ppo, tag, bytes, ready, cause)
     }
@@ -403,6 +454,7 @@ impl Device {
     /// Erase logical block `lbn`.
     pub fn erase(&mut self, lbn: u32, ready: u64, cause: Cause) -> (u64, EraseStatus) {
         let pbn = self.policy.erase(&mut self.core, lbn);
+        self.behind_background(pbn, ready);
         let mode = self.core.flash.mode(pbn);
         let tx = Transaction::erase(self.core.die_of(pbn), pbn, mode, cause);
         let done = self.core.sched.submit(&tx, ready);
@@ -430,11 +482,6 @@ impl Device {
     pub fn retire(&mut self, lbn: u32) {
         let pbn = self.policy.erase(&mut self.core, lbn);
         self.core.retire_block(pbn);
-    }
-
-    /// An idle window with no host command outstanding: background work (migration).
-    pub fn idle(&mut self, from: u64, until: u64) {
-        self.policy.idle(&mut self.core, from, until);
     }
 
     /// Physical blocks out of service.
@@ -479,17 +526,25 @@ impl Device {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::{FlashConfig, GeometryConfig};
     use crate::flash::failure::InjectedFailures;
     use crate::flash::wear::FixedPeLimit;
+    use policy::Ocssd;
 
-    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2.
-    fn device(policy: DevicePolicy) -> Device {
+    /// One plane of 8 blocks of 4 pages (2 reserved), a failure at block 0 page 2, with the
+    /// failure policy `policy` builds.
+    pub(crate) fn device(policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
+        device_on(1, policy)
+    }
+
+    /// As [`device`], with `ways` ways of one plane each on one channel (logical blocks 0-5 on
+    /// way 0, 6-11 on way 1, ...).
+    pub(crate) fn device_on(ways: u32, policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
-            ways: 1,
+            ways,
             dies: 1,
             planes: 1,
             blocks_per_plane: 8,
@@ -498,43 +553,33 @@ mod tests {
         let cfg = FlashConfig::default();
         let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
         let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
-        let sched =
-            Box::new(crate::timing::Reservation::new(flash.times().clone(), true, 1000.0, 0.0, 1000.0, 1, vec![0]));
+        let sched = Box::new(crate::timing::Reservation::new(
+            flash.times().clone(),
+            true,
+            1000.0,
+            0.0,
+            1000.0,
+            1,
+            vec![0; ways as usize],
+        ));
         let p = DeviceParams {
-            policy,
             write_back: None,
             buffer_bytes_per_way: 4 * cfg.page_size,
             reserved_blocks_per_plane: 2,
             units_per_page: 1,
             oracle: true,
         };
-        Device::new(flash, sched, &p).unwrap()
+        Device::new(flash, sched, &p, policy).unwrap()
     }
 
-    #[test]
-    fn figure_10_on_the_device_reads_land_on_the_right_pages() {
-        let mut d = device(DevicePolicy::FtPassd);
-        for lpo in 0..4 {
-            assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
-        }
-        assert_eq!(d.core.stats.failures_handled, 1);
-        for lpo in 0..4 {
-            assert!(d.verify_page(0, lpo), "before migration: {:?}", d.violation());
-        }
-        d.idle(10_000_000_000, 20_000_000_000);
-        assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
-        for lpo in 0..4 {
-            d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
-        }
-        assert!(d.violation().is_none(), "{:?}", d.violation());
-        // The failed block and nothing else is out of service; the reserved block took over.
-        assert_eq!(d.dead_blocks(), 1);
-        assert!(d.core.is_bad(0));
+    /// The baseline's device.
+    pub(crate) fn ocssd() -> Device {
+        device(|home, _| Box::new(Ocssd::new(home)))
     }
 
     #[test]
     fn a_read_of_the_wrong_page_is_caught() {
-        let mut d = device(DevicePolicy::Ocssd);
+        let mut d = ocssd();
         d.write_page(1, 0, 0, Cause::Host);
         d.write_page(1, 1, 0, Cause::Host);
         // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
@@ -542,23 +587,16 @@ mod tests {
         assert!(d.violation().is_some());
     }
 
+    /// OCSSD 2.0 semantics: write-through (the host waits for the program) and a failed
+    /// program (block 0 page 2) is reported to the host, not handled.
     #[test]
-    fn no_shift_copies_in_the_foreground_and_write_through_waits() {
-        let mut d = device(DevicePolicy::FtPassdNoShift);
-        let mut acks = Vec::new();
-        for lpo in 0..4 {
-            acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
-        }
-        assert_eq!(d.core.stats.foreground_copied_pages, 2);
-        for lpo in 0..4 {
-            assert!(d.verify_page(0, lpo));
-        }
-        // Write-back: the first pages complete at once, from the buffer.
-        assert_eq!(acks[0], 0);
-        let mut o = device(DevicePolicy::Ocssd);
+    fn ocssd_writes_through_and_reports_failures() {
+        let mut o = ocssd();
         let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
         assert!(ack > 0 && outcome == PageOutcome::Ok);
         o.write_page(0, 1, 0, Cause::Host);
         assert_eq!(o.write_page(0, 2, 0, Cause::Host).1, PageOutcome::Reported);
+        assert_eq!((o.core.stats.failures_reported, o.core.stats.failures_handled), (1, 0));
+        assert!(o.memory().is_none());
     }
 }

@@ -1,11 +1,10 @@
-//! Program-failure policies of an open-channel device (the paper's Table 4).
+//! The program-failure policy of an open-channel device: the trait every policy implements,
+//! and the baseline's, OCSSD 2.0. Techniques provide others (FT-PASSD's, in
+//! `techniques::ftpassd`), built by the technique registry from `open_channel.device_policy`.
 
+use super::memory::MemoryReport;
 use super::DeviceCore;
-use crate::config::DevicePolicy;
-use crate::flash::{Geometry, ProgramStatus};
-use crate::stats::Cause;
-use crate::techniques::ftpassd::{MemoryReport, ShiftTranslator};
-use crate::timing::{Transaction, Wait};
+use crate::config::DevicePolicyKind;
 
 /// Address translation and program-failure handling inside the device.
 #[typetag::serde]
@@ -28,22 +27,29 @@ pub trait FailurePolicy: Send {
     /// The host erases (or retires) `lbn`: the physical block concerned. Blocks the policy no
     /// longer needs and that saw failures are retired here.
     fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32;
-    /// Background work in an idle window.
-    fn idle(&mut self, _core: &mut DeviceCore, _from: u64, _until: u64) {}
+    /// How long the device must have had no host command before background work starts, ns.
+    fn idle_timeout_ns(&self) -> u64 {
+        0
+    }
+    /// The die of the next background step (one page copy), settling any step that needs no
+    /// flash work first; `None` when there is no background work. The device decides whether
+    /// the step starts; the policy is never told when the next host command comes.
+    fn next_background(&mut self, _core: &mut DeviceCore) -> Option<u32> {
+        None
+    }
+    /// Run the step `next_background` named, starting at `start`; returns when it ends.
+    fn background_step(&mut self, _core: &mut DeviceCore, start: u64) -> u64 {
+        start
+    }
     /// Metadata the policy keeps, for `physical_blocks` blocks.
     fn memory(&self, physical_blocks: u64) -> Option<MemoryReport>;
 }
 
-/// Build the policy named by `open_channel.device_policy`; `home[lbn]` is each logical
-/// block's initial physical block.
-pub fn build(kind: DevicePolicy, home: Vec<u32>, geo: Geometry) -> Box<dyn FailurePolicy> {
-    let ppb = geo.pages_per_block;
+/// The baseline's policy `kind` names; `home[lbn]` is each logical block's initial physical
+/// block.
+pub fn baseline(kind: DevicePolicyKind, home: Vec<u32>) -> Box<dyn FailurePolicy> {
     match kind {
-        DevicePolicy::Ocssd => Box::new(Ocssd { map: home }),
-        DevicePolicy::FtPassdNoShift => Box::new(BlockCopy { map: home, geo }),
-        DevicePolicy::FtPassd => {
-            Box::new(Shifted { t: ShiftTranslator::new(home, ppb), geo, pending: Vec::new(), cursor: 0 })
-        }
+        DevicePolicyKind::Ocssd => Box::new(Ocssd::new(home)),
     }
 }
 
@@ -52,6 +58,13 @@ pub fn build(kind: DevicePolicy, home: Vec<u32>, geo: Geometry) -> Box<dyn Failu
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ocssd {
     map: Vec<u32>,
+}
+
+impl Ocssd {
+    /// `home[lbn]` is each logical block's physical block, for good.
+    pub fn new(home: Vec<u32>) -> Self {
+        Ocssd { map: home }
+    }
 }
 
 #[typetag::serde]
@@ -74,215 +87,5 @@ impl FailurePolicy for Ocssd {
     }
     fn memory(&self, _: u64) -> Option<MemoryReport> {
         None
-    }
-}
-
-/// FT-PASSD without shift: write-back, a block map only. A failed program makes the device
-/// copy the block's written pages to a reserved block, in the foreground, then retry at the
-/// same page offset there.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct BlockCopy {
-    map: Vec<u32>,
-    geo: Geometry,
-}
-
-#[typetag::serde]
-impl FailurePolicy for BlockCopy {
-    fn name(&self) -> &'static str {
-        "ft_passd_no_shift"
-    }
-    fn write_back(&self) -> bool {
-        true
-    }
-    #[inline]
-    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
-        (self.map[lbn as usize], lpo)
-    }
-    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
-        let failed = self.map[lbn as usize];
-        let plane = self.geo.plane_of_block(failed);
-        let tag = core.tag(lbn, lpo);
-        'fresh: loop {
-            let r = core.take_reserved(plane)?;
-            for p in 0..lpo {
-                core.stats.foreground_copied_pages += 1;
-                if core.copy((failed, p), (r, p), detected, Cause::BadBlock).1 == ProgramStatus::Failed {
-                    core.retire_block(r);
-                    continue 'fresh;
-                }
-            }
-            let (done, status) = core.program(r, lpo, tag, detected, Cause::BadBlock);
-            if status == ProgramStatus::Failed {
-                core.retire_block(r);
-                continue;
-            }
-            self.map[lbn as usize] = r;
-            core.retire_block(failed);
-            return Some(done);
-        }
-    }
-    fn erase(&mut self, _: &mut DeviceCore, lbn: u32) -> u32 {
-        self.map[lbn as usize]
-    }
-    fn memory(&self, physical_blocks: u64) -> Option<MemoryReport> {
-        Some(MemoryReport::new(self.map.len() as u64, physical_blocks, self.geo.pages_per_block, false, 0, 0))
-    }
-}
-
-/// FT-PASSD with shift (the proposal): write-back; a failed program is retried at once on
-/// page 0 of a reserved block, recorded in the logical block's open block list; once the list
-/// holds a block's worth of pages, idle time migrates the older pages behind the retried ones
-/// and the shift table records the offset (Algorithms 1-3).
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct Shifted {
-    t: ShiftTranslator,
-    geo: Geometry,
-    /// Logical blocks whose open block list holds a whole block, awaiting migration.
-    pending: Vec<u32>,
-    /// Copies done of the first pending block's migration.
-    cursor: u32,
-}
-
-impl Shifted {
-    /// The translator (for tests and reports).
-    pub fn translator(&self) -> &ShiftTranslator {
-        &self.t
-    }
-
-    /// Copy `lbn` whole, in logical order, into a fresh reserved block (shift 0): the fallback
-    /// when a migration copy fails. Returns false when the reserve is exhausted.
-    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: u64) -> bool {
-        let plane = self.geo.plane_of_block(self.t.translate_read(lbn, 0).0);
-        'fresh: loop {
-            let Some(n) = core.take_reserved(plane) else { return false };
-            for lpo in 0..self.geo.pages_per_block {
-                let src = self.t.translate_read(lbn, lpo);
-                core.stats.migrated_pages += 1;
-                if core.copy(src, (n, lpo), ready, Cause::Migration).1 == ProgramStatus::Failed {
-                    core.retire_block(n);
-                    continue 'fresh;
-                }
-            }
-            for b in self.t.remap(lbn, n) {
-                core.retire_block(b);
-            }
-            return true;
-        }
-    }
-}
-
-#[typetag::serde]
-impl FailurePolicy for Shifted {
-    fn name(&self) -> &'static str {
-        "ft_passd"
-    }
-    fn write_back(&self) -> bool {
-        true
-    }
-    #[inline]
-    fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
-        self.t.translate_write(lbn, lpo)
-    }
-    #[inline]
-    fn translate_read(&self, lbn: u32, lpo: u32) -> (u32, u32) {
-        self.t.translate_read(lbn, lpo)
-    }
-    #[inline]
-    fn programmed(&mut self, lbn: u32) {
-        if self.t.shift(lbn).is_none() {
-            self.t.written(lbn);
-            if self.t.ready_to_migrate(lbn) && !self.pending.contains(&lbn) {
-                self.pending.push(lbn);
-            }
-        }
-    }
-    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
-        let plane = self.geo.plane_of_block(self.t.translate_write(lbn, lpo).0);
-        let tag = core.tag(lbn, lpo);
-        loop {
-            let r = core.take_reserved(plane)?;
-            self.t.program_failed(lbn, lpo, r);
-            let (pbn, ppo) = self.t.translate_write(lbn, lpo);
-            let (done, status) = core.program(pbn, ppo, tag, detected, Cause::BadBlock);
-            if status == ProgramStatus::Ok {
-                self.programmed(lbn);
-                return Some(done);
-            }
-            // The retry failed too: Algorithm 1 again adds a block to the tail.
-        }
-    }
-    fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32 {
-        if let Some(i) = self.pending.iter().position(|&l| l == lbn) {
-            if i == 0 {
-                self.cursor = 0;
-            }
-            self.pending.remove(i);
-        }
-        let (pbn, bad) = self.t.erase(lbn);
-        for b in bad {
-            core.retire_block(b);
-        }
-        pbn
-    }
-    /// Algorithm 3, one copy at a time, stopping before a copy would run past `until` (the
-    /// host command that ends the idle window is served first); the next window resumes.
-    fn idle(&mut self, core: &mut DeviceCore, from: u64, until: u64) {
-        while let Some(&lbn) = self.pending.first() {
-            match self.t.migration_step(lbn, self.cursor) {
-                Some((sb, sp, tb, tp)) => {
-                    // The copy: a read on the source's die, a program on the target's.
-                    let copy = [
-                        Transaction::read(
-                            core.die_of(sb),
-                            sb,
-                            sp,
-                            core.flash.mode(sb),
-                            core.page_bytes,
-                            Cause::Migration,
-                        ),
-                        Transaction::program(
-                            core.die_of(tb),
-                            tb,
-                            tp,
-                            core.flash.mode(tb),
-                            core.page_bytes,
-                            Cause::Migration,
-                        ),
-                    ];
-                    if core.sched.timing() && !core.sched.fits_before(&copy, from, until, Wait::Dies) {
-                        return;
-                    }
-                    core.stats.migrated_pages += 1;
-                    if core.copy((sb, sp), (tb, tp), from, Cause::Migration).1 == ProgramStatus::Failed {
-                        // The target failed: copy the block whole into a fresh one instead.
-                        self.cursor = 0;
-                        self.pending.remove(0);
-                        self.remap_whole(core, lbn, from);
-                        core.stats.migrations += 1;
-                        continue;
-                    }
-                    self.cursor += 1;
-                }
-                None => {
-                    for b in self.t.finish_migration(lbn) {
-                        core.retire_block(b);
-                    }
-                    core.stats.migrations += 1;
-                    self.cursor = 0;
-                    self.pending.remove(0);
-                }
-            }
-        }
-    }
-    fn memory(&self, physical_blocks: u64) -> Option<MemoryReport> {
-        let (entries, lists) = self.t.peak();
-        Some(MemoryReport::new(
-            self.t.blocks() as u64,
-            physical_blocks,
-            self.geo.pages_per_block,
-            true,
-            entries as u64,
-            lists as u64,
-        ))
     }
 }

@@ -213,6 +213,8 @@ impl Drive for OpenChannel {
         OpenChannel::idle(self, from, until)
     }
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+        // A write's or trim's first contact with the drive (a read's comes earlier, in `read`).
+        self.command_arrived(ready);
         self.dev.core.sched.submit(&Transaction::host(bytes), ready)
     }
     fn scheduler(&self) -> &dyn Scheduler {

@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use crate::config::{Config, WriteCompletion};
-use crate::device::{Device, DeviceParams, DeviceStats, PageOutcome};
+use crate::device::{Device, DeviceParams, DeviceStats, MemoryReport, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
 use crate::ftl::oracle::Oracle;
@@ -22,7 +22,7 @@ use crate::ftl::victim::{self, VictimPolicy};
 use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWatermarks, LogicalSpace};
 use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
-use crate::techniques::ftpassd::MemoryReport;
+use crate::techniques;
 use crate::timing::Scheduler;
 
 /// The open-channel sections of `summary.json`.
@@ -108,14 +108,13 @@ impl OpenChannel {
             WriteCompletion::Auto => None,
         };
         let params = DeviceParams {
-            policy: oc.device_policy,
             write_back,
             buffer_bytes_per_way: oc.write_buffer_kib * 1024,
             reserved_blocks_per_plane: oc.reserved_blocks,
             units_per_page: upp as u64,
             oracle: cfg.ftl.integrity_oracle,
         };
-        let dev = Device::new(flash, sched, &params)?;
+        let dev = Device::new(flash, sched, &params, |home, geo| techniques::device_policy(cfg, home, geo))?;
         let ppb = geo.pages_per_block;
         let spc = ppb * upp;
         let chunks = dev.logical_blocks();
@@ -320,6 +319,7 @@ impl OpenChannel {
     /// Write `units` units from `first`, their data in host memory at `ready`. Returns when
     /// the device has completed every page.
     pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        self.command_arrived(ready);
         let mut done = ready;
         for lpn in first..first + units {
             if let Some(o) = &mut self.oracle {
@@ -386,6 +386,7 @@ impl OpenChannel {
     /// Read `units` units from `first`. Returns when the last page's data has crossed its
     /// channel.
     pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+        self.command_arrived(ready);
         let mut done = ready;
         let mut runs = PageRuns::new();
         for lpn in first..first + units {
@@ -448,9 +449,18 @@ impl OpenChannel {
         ready
     }
 
-    /// An idle window: the device migrates, the host cleans units below the high watermark.
-    pub fn idle(&mut self, from: u64, until: u64) {
-        self.dev.idle(from, until);
+    /// An idle window from `from`: the device is told it is idle, not when the window ends
+    /// (`_until`, which the run loop knows from the workload): it learns that from the next
+    /// command ([`OpenChannel::command_arrived`]) and runs its background work then.
+    pub fn idle(&mut self, from: u64, _until: u64) {
+        self.dev.idle_since(from);
+    }
+
+    /// A host command reaches the drive at `t` (its first call: the host transfer of a write
+    /// or trim, the read itself).
+    #[inline]
+    pub fn command_arrived(&mut self, t: u64) {
+        self.dev.command_arrived(t);
     }
 
     /// Check every logical unit against the oracle, then the device's translation of each

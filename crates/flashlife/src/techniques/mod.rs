@@ -1,6 +1,8 @@
 //! Self-contained building blocks of the published techniques (design section 3), kept free of
 //! FTL state so that they can be tested exhaustively on their own and wired in by the FTL;
-//! and the techniques' FTL policies (`reusable`), which drive the FTL through its hooks.
+//! the techniques' FTL policies (`reusable`), which drive the FTL through its hooks, and
+//! device policies (`ftpassd`), which drive an open-channel device through its capabilities;
+//! and the registry that builds whichever the configuration names.
 
 pub mod bpht;
 pub mod ftpassd;
@@ -14,9 +16,12 @@ pub mod zombie;
 
 use std::collections::BTreeMap;
 
-use crate::config::{Config, EndOfLife, OnProgramFailure, PairLayout, VictimName, ZombieConfig};
+use crate::config::{
+    Config, EndOfLife, FtPassdConfig, OnProgramFailure, PairLayout, PolicyName, VictimName, ZombieConfig,
+};
+use crate::device::policy::{self, FailurePolicy};
 use crate::error::Result;
-use crate::flash::{BitMode, FlashArray};
+use crate::flash::{BitMode, FlashArray, Geometry};
 use crate::ftl::{Ftl, Layout, Plugins};
 use crate::seeds::stream_seed;
 
@@ -66,4 +71,19 @@ pub fn install(cfg: &Config, ftl: &mut Ftl) -> Result<()> {
         ftl.set_second_writes(Box::new(technique), cfg.reusable.layout == PairLayout::Sequential);
     }
     Ok(())
+}
+
+/// The registry's fourth part: the open-channel device's failure policy that
+/// `open_channel.device_policy` names (the baseline's is the device's own); `home[lbn]` is each
+/// logical block's initial physical block.
+pub fn device_policy(cfg: &Config, home: Vec<u32>, geo: Geometry) -> Box<dyn FailurePolicy> {
+    match cfg.open_channel.device_policy {
+        PolicyName::Baseline(kind) => policy::baseline(kind, home),
+        PolicyName::Technique(name) if FtPassdConfig::POLICIES.contains(&name) => {
+            ftpassd::policy::build(name, &cfg.ftpassd, home, geo)
+        }
+        PolicyName::Technique(name) => {
+            unreachable!("open_channel.device_policy = {name:?}: no technique registered it")
+        }
+    }
 }

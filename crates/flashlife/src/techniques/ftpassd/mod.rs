@@ -5,9 +5,13 @@
 //! failure handling Algorithm 1, idle-time migration Algorithm 3.
 //!
 //! The structures are pure bookkeeping (no flash, no time) so that the Figure 10 and 11
-//! sequences can be checked step by step; `device` wires them to the flash and the scheduler.
-//! Nothing here allocates on the common path: open block lists exist only for logical blocks
-//! that saw a failure and are not yet migrated.
+//! sequences can be checked step by step; the device policies in [`policy`] wire them to the
+//! device's flash and scheduler. Nothing here allocates on the common path: open block lists
+//! exist only for logical blocks that saw a failure and are not yet migrated.
+
+pub mod policy;
+
+pub use policy::{BlockCopy, Shifted};
 
 /// One element of an open block list: a physical block and the pages written to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -227,80 +231,10 @@ impl ShiftTranslator {
     }
 }
 
-/// Bits needed to tell `n` values apart.
-pub fn bits_for(n: u64) -> u32 {
-    if n <= 1 {
-        1
-    } else {
-        64 - (n - 1).leading_zeros()
-    }
-}
-
-/// Device metadata of the program-failure manager, from the geometry (Section V-A).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MemoryReport {
-    /// Bits of a block-map entry: a physical block number.
-    pub block_map_bits_per_entry: u32,
-    /// Bits of a shift entry: offsets 0..pages_per_block-1 plus NULL (= pages_per_block + 1).
-    pub shift_bits_per_entry: u32,
-    /// Entries in each table (logical blocks).
-    pub entries: u64,
-    pub block_map_bytes: u64,
-    pub shift_table_bytes: u64,
-    /// Bits of an open block list element (block number + write pointer).
-    pub open_list_bits_per_entry: u32,
-    /// Open block list elements alive at the peak, and their bytes (plus one LBN key per list).
-    pub open_list_peak_entries: u64,
-    pub open_list_peak_bytes: u64,
-    /// Block map + shift table + open block lists at their peak.
-    pub total_bytes: u64,
-    /// A page map of the same drive: one entry of `page_map_bits_per_entry` per physical page.
-    pub page_map_bits_per_entry: u32,
-    pub page_map_bytes: u64,
-}
-
-impl MemoryReport {
-    /// Metadata for `entries` logical blocks over `physical_blocks` blocks of `pages_per_block`
-    /// pages, with `peak_entries` list elements in `peak_lists` lists at the peak. `shift`
-    /// false: the block map alone (FT-PASSD without shift).
-    pub fn new(
-        entries: u64,
-        physical_blocks: u64,
-        pages_per_block: u32,
-        shift: bool,
-        peak_entries: u64,
-        peak_lists: u64,
-    ) -> Self {
-        let bytes = |bits: u64| bits.div_ceil(8);
-        let block_bits = bits_for(physical_blocks);
-        let shift_bits = if shift { bits_for(pages_per_block as u64 + 2) } else { 0 };
-        let wp_bits = bits_for(pages_per_block as u64 + 1);
-        let list_bits = block_bits + wp_bits;
-        let lbn_bits = bits_for(entries);
-        let open_list_peak_bytes = bytes(peak_entries * list_bits as u64 + peak_lists * lbn_bits as u64);
-        let block_map_bytes = bytes(entries * block_bits as u64);
-        let shift_table_bytes = bytes(entries * shift_bits as u64);
-        let pages = physical_blocks * pages_per_block as u64;
-        let page_bits = bits_for(pages);
-        MemoryReport {
-            block_map_bits_per_entry: block_bits,
-            shift_bits_per_entry: shift_bits,
-            entries,
-            block_map_bytes,
-            shift_table_bytes,
-            open_list_bits_per_entry: list_bits,
-            open_list_peak_entries: peak_entries,
-            open_list_peak_bytes,
-            total_bytes: block_map_bytes + shift_table_bytes + open_list_peak_bytes,
-            page_map_bits_per_entry: page_bits,
-            page_map_bytes: bytes(pages * page_bits as u64),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::memory::{bits_for, MemoryReport};
 
     const PPB: u32 = 4;
 
