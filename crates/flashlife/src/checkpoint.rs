@@ -46,8 +46,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// timing keeps its timed requests only, the fast-forward ones being the rest; 11: the FTLs'
 /// pools as one shared type, the open-channel host FTL's with three write points and the
 /// block FTL's block states; 12: encoder runs as transactions, `Op::Encode`, which the queued
-/// engine keeps as pending events).
-pub const FORMAT_VERSION: u32 = 12;
+/// engine keeps as pending events; 13: cleaning stepped by the queued scheduler, a job per
+/// pool and each die's background stock).
+pub const FORMAT_VERSION: u32 = 13;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

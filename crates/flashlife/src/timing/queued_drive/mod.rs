@@ -24,6 +24,7 @@
 //!   the reservation scheduler, and the engine is not touched.
 
 mod pool;
+mod stock;
 mod summary;
 mod tokens;
 
@@ -37,6 +38,7 @@ use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
 use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
+use stock::Stock;
 use tokens::{Tok, Tokens, PENDING};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -86,6 +88,11 @@ struct Urgency {
     holds: u32,
     /// Background erases decided and not yet run.
     owed_erases: u32,
+    /// The FTL cleaned at once for a host write (`Scheduler::hard_threshold`): until the
+    /// die's background work is back to the stepped stock.
+    draining: bool,
+    /// A pool of the die is one block from its reserve (`Scheduler::cleaning_urgent`).
+    cleaning: bool,
     on: bool,
     /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
     /// threshold.
@@ -129,6 +136,8 @@ pub struct QueuedScheduler {
     /// decisions before it goes first (the hard threshold); `u32::MAX`: only when a host
     /// program finds its block not yet erased.
     lag_limit: u32,
+    /// Per die: background work in flight, and whether the FTL has cleaning to step there.
+    stock: Stock,
     counts: Counts,
     /// Completions between the engine and `finished` (empty between calls).
     #[serde(skip)]
@@ -167,6 +176,7 @@ impl QueuedScheduler {
             host_backlog_ns: vec![0; dies as usize],
             urgency: vec![Urgency::default(); dies as usize],
             lag_limit,
+            stock: Stock::new(dies),
             counts: Counts::default(),
             scratch: Vec::new(),
             warming: Default::default(),
@@ -207,6 +217,10 @@ impl QueuedScheduler {
         let cost = self.engine.cost_ns(tx);
         let value = self.tokens.unique_value(base.max(now) + cost);
         let host = on_host_path(tx.class) && tx.op.uses_die();
+        let stock = !on_host_path(tx.class) && tx.op.uses_die();
+        if stock {
+            self.stock.submitted(tx.die);
+        }
         let id = self.tokens.push(Tok {
             value,
             finish: PENDING,
@@ -219,6 +233,7 @@ impl QueuedScheduler {
             waiters: NONE,
             background: !on_host_path(tx.class),
             owes_erase: tx.op == Op::Erase && !on_host_path(tx.class),
+            stock,
         });
         self.counts.transactions += 1;
         if host {
@@ -281,6 +296,13 @@ impl QueuedScheduler {
         }
         if t.host_backlog_ns > 0 {
             self.host_backlog_ns[t.die as usize] -= t.host_backlog_ns;
+        }
+        if t.stock {
+            self.stock.finished(t.die);
+            if self.urgency[t.die as usize].draining && self.stock.of(t.die) <= stock::STOCK {
+                self.urgency[t.die as usize].draining = false;
+                self.reconsider(t.die);
+            }
         }
         if t.urgent_holds > 0 || t.owes_erase {
             let u = &mut self.urgency[t.die as usize];
@@ -354,7 +376,7 @@ impl QueuedScheduler {
     fn reconsider(&mut self, die: u32) {
         let lag_limit = self.lag_limit;
         let u = &mut self.urgency[die as usize];
-        let on = u.holds > 0 || u.owed_erases > lag_limit;
+        let on = u.holds > 0 || u.owed_erases > lag_limit || u.draining || u.cleaning;
         if on != u.on {
             u.on = on;
             if on {
@@ -440,11 +462,38 @@ impl Scheduler for QueuedScheduler {
             m.urgent_holds += 1;
             self.urgency[t.die as usize].holds += 1;
             self.reconsider(t.die);
+            // A request held up by background work (cleaning the FTL had to finish before
+            // its write could go on) ran at the hard threshold.
+            self.requests[self.current as usize].hard = true;
         }
     }
 
     fn set_timing(&mut self, on: bool) {
         self.timing = on;
+    }
+
+    /// With timing on: the run loop is there to ask (with it off, in fast-forward, nothing
+    /// is timed and the FTL cleans at once).
+    fn steps_cleaning(&self) -> bool {
+        self.timing
+    }
+
+    fn cleaning_owed(&mut self, die: u32) {
+        self.stock.owe(die);
+    }
+
+    fn cleaning_urgent(&mut self, die: u32, on: bool) {
+        if self.urgency[die as usize].cleaning != on {
+            self.urgency[die as usize].cleaning = on;
+            self.reconsider(die);
+        }
+    }
+
+    fn hard_threshold(&mut self, die: u32) {
+        if self.timing && self.stock.of(die) > stock::STOCK {
+            self.urgency[die as usize].draining = true;
+            self.reconsider(die);
+        }
     }
 
     /// The clock plus the host work already queued on the die: background work yields to
@@ -549,5 +598,13 @@ impl EventDriven for QueuedScheduler {
         }
         self.scratch = comps;
         self.tokens.trim();
+    }
+
+    fn background_wanted(&mut self) -> Option<u32> {
+        self.stock.next_wanting()
+    }
+
+    fn background_stepped(&mut self, die: u32, more: bool) {
+        self.stock.stepped(die, more);
     }
 }
