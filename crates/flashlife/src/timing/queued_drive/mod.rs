@@ -12,14 +12,18 @@
 //!   read then crosses the host link). Work the FTL decides on the way (GC, reclaim, wear
 //!   leveling) is background class and no request waits for it, unless it must: a host program
 //!   into a block whose erase has not run.
-//! - **Soft and hard thresholds.** The FTL decides cleaning when a pool falls below its low
-//!   watermark (the soft threshold); that work is background class and, under the priority
-//!   policy, runs when its die has no host work (or at `timing.gc_ratio`). Each GC
-//!   erase decided and not yet run is a block the FTL counts as free that the flash does not
-//!   have. A die that owes more of them than `timing.hard_threshold_erases` per plane, or on
-//!   which a host program waits for its block's erase (the plane out of erased blocks), is
-//!   flagged urgent: background work goes first until it is back within the limit. The
-//!   summary counts these episodes and the time host programs spent waiting for erases.
+//! - **Stepped cleaning** (`stock.rs`). Below a pool's low watermark (the soft threshold)
+//!   the FTL records that the pool owes cleaning and names its die (`cleaning_owed`); a die
+//!   that owes cleaning and has fewer than a few background transactions in flight is offered
+//!   to the run loop ([`EventDriven::background_wanted`]), which has the FTL decide one page's
+//!   moves or an erase there. That work is background class and, under the priority policy,
+//!   runs when its die has no host work (or at `timing.gc_ratio`).
+//! - **Hard threshold.** A die goes urgent (background work first) while a pool of it owes
+//!   cleaning one block from its reserve (`cleaning_urgent`), while a host write waits for
+//!   cleaning the FTL had to decide at once at the reserve (`hard_threshold`, `wait_for`),
+//!   while a host program waits for its block's erase, or while it owes more GC erases than
+//!   `timing.hard_threshold_erases`. The summary counts these episodes and the time host
+//!   programs spent waiting for erases.
 //! - **Fast-forward.** With timing off a transaction completes when it may start, as under
 //!   the reservation scheduler, and the engine is not touched.
 
