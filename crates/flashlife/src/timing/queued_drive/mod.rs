@@ -380,15 +380,19 @@ impl QueuedScheduler {
     fn reconsider(&mut self, die: u32) {
         let lag_limit = self.lag_limit;
         let u = &mut self.urgency[die as usize];
-        let on = u.holds > 0 || u.owed_erases > lag_limit || u.draining || u.cleaning;
+        let strict = u.holds > 0 || u.owed_erases > lag_limit || u.draining;
+        let on = strict || u.cleaning;
         if on != u.on {
             u.on = on;
             if on {
                 u.epoch = u.epoch.wrapping_add(1);
                 self.counts.hard_threshold_episodes += 1;
             }
-            self.engine.set_urgent(die, on);
         }
+        // Work waiting on background work, or owed beyond the lag, goes before everything; a
+        // pool running short of free blocks only needs to go before the writes that use them.
+        self.engine.set_urgent(die, strict);
+        self.engine.set_urgent_writes(die, u.cleaning);
     }
 
     /// Bring into cache what completions will touch. A saturated drive keeps tens of
