@@ -50,8 +50,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// victim policies rank blocks by; 14: host flows, `[[flows]]`: each flow's state in the run
 /// loop, the FTL's GC counts by range, the queued engine's priority marks; 15: the
 /// open-channel device's idle state and write stall, FT-PASSD's idle timeout and the device
-/// counters of preempted copies and stalled writes).
-pub const FORMAT_VERSION: u32 = 15;
+/// counters of preempted copies and stalled writes; 16: cleaning stepped by the queued
+/// scheduler, a job per pool and each die's background stock).
+pub const FORMAT_VERSION: u32 = 16;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

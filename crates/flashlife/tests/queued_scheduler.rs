@@ -6,6 +6,7 @@
 
 mod common;
 
+use flashlife::stats::Cause;
 use flashlife::RunOutput;
 
 fn run(extra: &[&str]) -> RunOutput {
@@ -43,28 +44,76 @@ fn a_die_bound_drive_keeps_its_dies_busy_and_reaches_the_closed_form() {
     assert!(iops > 1.05 * r.throughput.iops, "queued {iops:.0} vs reservation {:.0} IOPS", r.throughput.iops);
 }
 
-/// GC advances a transaction at a time behind host work. Paced at the soft threshold in
-/// the ratio its write amplification needs (about eight GC transactions per host write here),
-/// no write waits behind as much as one victim's worth of GC (a victim's valid pages read and
-/// programmed, then its erase), and the tail is a small multiple of the mean. Unpaced, GC
-/// runs only when a die has no host work or at the hard threshold, which the summary counts,
-/// and the tail then is several victims' worth.
+/// GC advances a page at a time behind host work. Paced at the soft threshold in the ratio
+/// its write amplification needs (about eight GC transactions per host write here), no write
+/// waits behind as much as one victim's worth of GC (a victim's valid pages read and
+/// programmed, then its erase), and the tail is below a victim too. Unpaced, GC runs only
+/// when a die has no host work or, one block from a pool's reserve, first (the hard
+/// threshold, which the summary counts), and the tail then is several victims' worth.
+///
+/// The soft threshold needs room above the reserve to pace in: the peer drive's watermarks
+/// (3 and 4 free blocks of 96) put it one block from the reserve, where stepped cleaning
+/// goes first at once, so this runs with 10% and 12%. Pacing decides cleaning earlier, when
+/// victims hold more valid data, so it does add work (write amplification 5.9 against 5.1
+/// here); what it keeps is the die time per page operation: throughput x write
+/// amplification agrees within 5%.
 #[test]
 fn paced_gc_keeps_every_write_within_a_victim_of_gc() {
     let victim_us = 64.0 * (75.0 + 750.0 + 2.0 * 4096.0 / 400.0) + 3800.0;
-    let paced = run(&[QUEUED, "ftl.allocation=\"least_loaded\"", "timing.gc_ratio=[8, 1]"]).summary;
+    let roomy = [QUEUED, "ftl.allocation=\"least_loaded\"", "gc.low_watermark=0.1", "gc.high_watermark=0.12"];
+    let paced = run(&[&roomy[..], &["timing.gc_ratio=[8, 1]"]].concat()).summary;
     let s = paced.scheduler.as_ref().expect("scheduler section");
     let waited_us = s.max_request_behind_background_ns as f64 / 1e3;
     assert!(waited_us > 0.0, "GC never delayed a host write: the drive had no GC?");
     assert!(waited_us < victim_us, "a write waited {waited_us:.0} us behind GC, a victim is {victim_us:.0} us");
     assert!(paced.latency_us.write.p99 < victim_us, "write p99 {} us", paced.latency_us.write.p99);
-    let unpaced = run(&[QUEUED, "ftl.allocation=\"least_loaded\""]).summary;
+    let unpaced = run(&roomy).summary;
     let u = unpaced.scheduler.as_ref().unwrap();
-    assert!(u.hard_threshold_episodes > 0 && u.host_wait_on_erase_ns > 0);
+    assert!(u.hard_threshold_episodes > 0);
     assert!(unpaced.latency_us.write.p99 > 2.0 * victim_us, "unpaced p99 {} us", unpaced.latency_us.write.p99);
-    // Pacing moves work, it does not add any: the same throughput within 5%.
-    let ratio = paced.throughput.iops / unpaced.throughput.iops;
+    let work = |s: &flashlife::sim::summary::Summary| s.throughput.iops * s.write_amplification;
+    let ratio = work(&paced) / work(&unpaced);
     assert!((0.95..1.05).contains(&ratio), "{ratio}");
+}
+
+/// Stepped cleaning keeps the backlog to the stock a die asks for: at most four background
+/// transactions in flight per die (`timing/queued_drive/stock.rs`), so no more than that wait
+/// in a die's background queue, where deciding a whole clean-up at a host write queued
+/// hundreds on this drive (814 at `145aa5b`) and thousands on the default one. The hard
+/// threshold's cleaning at once, which would queue more, is not reached here.
+#[test]
+fn stepped_cleaning_keeps_the_background_backlog_to_a_few_transactions() {
+    for alloc in ["rotation", "least_loaded"] {
+        let q = run(&[QUEUED, &format!("ftl.allocation=\"{alloc}\""), "ftl.integrity_oracle=true"]).summary;
+        let s = q.scheduler.as_ref().unwrap();
+        assert!(q.flash.block_erases > 1000, "{alloc}: too little GC to tell ({} erases)", q.flash.block_erases);
+        assert!(
+            s.queue_depth.background.max <= 4,
+            "{alloc}: {} background transactions queued on a die",
+            s.queue_depth.background.max
+        );
+        assert_eq!(q.integrity.violation, None);
+    }
+}
+
+/// Cleaning decided when its die has room moves the data that is still valid then: a page a
+/// host write invalidated in the meantime is not moved, where a clean-up decided at once
+/// moves it and the host write then invalidates the copy. On random overwrites with
+/// `least_loaded` (the default allocation under the queued scheduler in the issue), write
+/// amplification under the queued scheduler is at most the reservation scheduler's (4.97
+/// against 5.17 here). With rotation they are within 1% (5.03 against 5.01): a die cleaning
+/// first holds the host writes bound for it, so few overwrites land while its moves wait.
+#[test]
+fn stepped_cleaning_moves_no_more_than_cleaning_at_once() {
+    let ll = "ftl.allocation=\"least_loaded\"";
+    let q = run(&[QUEUED, ll]).summary;
+    let r = run(&[ll]).summary;
+    assert_eq!(q.host.write_requests, r.host.write_requests);
+    assert!(q.write_amplification <= r.write_amplification, "{} vs {}", q.write_amplification, r.write_amplification);
+    let q = run(&[QUEUED]).summary;
+    let r = run(&[]).summary;
+    let ratio = q.write_amplification / r.write_amplification;
+    assert!((0.99..1.01).contains(&ratio), "rotation: {} vs {}", q.write_amplification, r.write_amplification);
 }
 
 /// Wu & He (FAST'12): reads suspending programs and erases wait less than reads that queue
@@ -85,16 +134,22 @@ fn suspension_cuts_read_latency_under_writes() {
     assert_eq!(off.scheduler.unwrap().program_suspensions, 0);
 }
 
-/// The scheduler times the FTL's decisions and does not change them: the same work is done
-/// under either scheduler (timing has no say in what is written where with rotation), nothing
-/// is lost, and a second run gives the same bytes.
+/// The host's own work does not depend on the scheduler (timing has no say in where host data
+/// goes with rotation); cleaning does, since the queued scheduler has it decided a page at a
+/// time when a die has room (so the GC counts differ, by under 2% here). Nothing is lost, and a
+/// second run gives the same bytes.
 #[test]
-fn the_queued_scheduler_changes_when_not_what_and_is_deterministic() {
+fn the_queued_scheduler_keeps_host_work_and_is_deterministic() {
     let base = ["ftl.integrity_oracle=true", "workload.read_ratio=0.3", "run.until=\"requests:30000\""];
     let q1 = run(&[&base[..], &[QUEUED]].concat());
     let q2 = run(&[&base[..], &[QUEUED]].concat());
     let r = run(&base);
-    assert_eq!(q1.summary.flash, r.summary.flash, "the FTL decided differently under another scheduler");
+    let (qf, rf) = (&q1.summary.flash, &r.summary.flash);
+    assert_eq!(qf.page_programs_by_cause.get(Cause::Host), rf.page_programs_by_cause.get(Cause::Host));
+    assert_eq!(qf.page_reads_by_cause.get(Cause::Host), rf.page_reads_by_cause.get(Cause::Host));
+    let gc = |f: &flashlife::sim::summary::FlashSummary| f.page_programs_by_cause.get(Cause::Gc) as f64;
+    assert!((gc(qf) / gc(rf) - 1.0).abs() < 0.02, "GC programs {} vs {}", gc(qf), gc(rf));
+    assert_eq!(q1.summary.integrity.violation, None);
     assert!(q1.summary.integrity.checks > 0);
     let json = |o: &RunOutput| {
         let mut v = serde_json::to_value(&o.summary).unwrap();

@@ -160,7 +160,10 @@ impl Ftl {
             return done;
         }
         self.in_gc = true;
-        let done = self.collect_victims(plane, ready, target);
+        // A victim the scheduler was stepping (`gc_steps.rs`) is finished first: it is
+        // part-moved, so the cheapest block to free.
+        let done = self.finish_pool_job(plane, ready);
+        let done = done.max(self.collect_victims(plane, ready, target));
         let done = done.max(self.flush_map_updates(ready, plane)); // what the loop left, if room
         self.in_gc = false;
         done

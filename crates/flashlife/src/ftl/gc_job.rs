@@ -10,9 +10,12 @@
 //!
 //! Each [`Cleaner::step_job`] does one piece of work (one page's valid units moved, or the
 //! erase) and says whether more is left, so a scheduler that interleaves GC with host work can
-//! advance a job between host operations and preempt it between pages. Today's callers run a
-//! job to its end at once ([`Cleaner::run_job`]), in the order the work was always done, so
-//! results are those of the whole-block relocation the job replaced.
+//! advance a job between host operations and preempt it between pages. Under the queued
+//! scheduler the block FTL's soft-threshold GC is stepped that way, a page when a die has room
+//! (`gc_steps.rs`); every other caller (the reservation scheduler, fast-forward, the
+//! open-channel host FTL, failed blocks, levelling, reclaim) runs a job to its end at once
+//! ([`Cleaner::run_job`]), in the order the work was always done, so those results are those
+//! of the whole-block relocation the job replaced.
 
 use super::victim::VictimPolicy;
 use super::{prefetch, BlockTable, Mapping, UNMAPPED};

@@ -8,7 +8,9 @@
 //! GC policy (when a pool is due): free blocks fall below the low watermark, and every host
 //! block opened after that is paid for by cleaning until one more block is free, until the
 //! high watermark is reached (`GcWatermarks`). GC work is thus interleaved with host writes
-//! rather than done in one long burst.
+//! rather than done in one long burst. When the scheduler steps cleaning (the queued one),
+//! a due pool with a free block above the reserve only records the debt, and the write asks
+//! for cleaning at once only at the reserve (`gc_steps.rs`).
 
 use super::*;
 
@@ -94,9 +96,18 @@ impl Ftl {
                 WriteStep::Done(done) => return self.settle(done).max(done),
                 WriteStep::Died(done) => return done,
                 WriteStep::NeedSpace { plane, target, ready, by } => {
-                    self.collect(plane, ready, target);
+                    let done = self.collect(plane, ready, target);
                     if by == Asker::Pool {
                         self.pools[plane as usize].cleaned();
+                        if self.steps_cleaning() {
+                            // The hard threshold (`gc_steps.rs`): the write waits for the
+                            // cleaning it could not do without, which goes first on its die.
+                            let die = self.die_of_plane(plane);
+                            self.sched.hard_threshold(die);
+                            if done != ready {
+                                self.sched.wait_for(done);
+                            }
+                        }
                     }
                 }
             }
@@ -130,8 +141,15 @@ impl Ftl {
                 if !self.pools[plane as usize].own.exhausted {
                     if !std::mem::take(&mut w.space_made) {
                         if let Some(target) = self.pools[plane as usize].gc_due() {
-                            w.space_made = true;
-                            return WriteStep::NeedSpace { plane, target, ready, by: Asker::Pool };
+                            if self.steps_cleaning() && self.pools[plane as usize].may_open(Stream::Host) {
+                                // The soft threshold, when the scheduler steps cleaning: the
+                                // pool owes it, and the write takes its block now.
+                                let free = self.pools[plane as usize].free.len();
+                                self.owe_cleaning(plane, free);
+                            } else {
+                                w.space_made = true;
+                                return WriteStep::NeedSpace { plane, target, ready, by: Asker::Pool };
+                            }
                         }
                     }
                     if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {

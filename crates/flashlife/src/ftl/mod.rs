@@ -14,6 +14,7 @@ mod blocks;
 mod fastdiv;
 mod gc;
 mod gc_job;
+mod gc_steps;
 mod host_write;
 mod maintenance;
 mod mapping;
@@ -110,6 +111,12 @@ struct PlaneState {
     live_blocks: u32,
     erase_sum: u64,
     erases_since_check: u32,
+    /// Stepped cleaning (`gc_steps.rs`): the pool owes cleaning up to `target` free blocks,
+    /// the victim being cleaned, and victims in a row that gained nothing.
+    owes: bool,
+    target: usize,
+    job: Option<CleanJob>,
+    fruitless: u32,
 }
 
 type Pool = pool::Pool<PlaneState>;
@@ -277,6 +284,10 @@ impl Ftl {
                     live_blocks: geo.blocks_per_plane,
                     erase_sum: 0,
                     erases_since_check: 0,
+                    owes: false,
+                    target: 0,
+                    job: None,
+                    fruitless: 0,
                 };
                 Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, marks, own)
             })

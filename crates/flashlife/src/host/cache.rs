@@ -325,6 +325,9 @@ impl Drive for CachedDrive {
     fn idle(&mut self, from: u64, until: u64) {
         self.inner.idle(from, until)
     }
+    fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+        self.inner.step_cleaning(die, now)
+    }
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
         self.inner.host_transfer(ready, bytes)
     }

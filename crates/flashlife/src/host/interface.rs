@@ -50,6 +50,12 @@ pub trait Drive: Send {
     fn trim_counters(&self) -> TrimCounters;
     /// An idle window in open-loop replay (no host command outstanding).
     fn idle(&mut self, from: u64, until: u64);
+    /// Decide one step of the cleaning owed on `die` at time `now` (the scheduler asked:
+    /// `EventDriven::background_wanted`); false when nothing is owed there. A drive whose
+    /// FTL never says it owes cleaning (`Scheduler::cleaning_owed`) is never asked.
+    fn step_cleaning(&mut self, _die: u32, _now: u64) -> bool {
+        false
+    }
     /// A command with `bytes` crosses the host link.
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
     /// The scheduler timing the drive's work.
@@ -116,6 +122,9 @@ impl Drive for Ftl {
     }
     fn idle(&mut self, from: u64, until: u64) {
         Ftl::idle(self, from, until)
+    }
+    fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+        Ftl::step_cleaning(self, die, now)
     }
     fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
         self.sched.submit(&Transaction::host(bytes), ready)

@@ -1,6 +1,7 @@
 //! The run loop's side of an event-driven scheduler (the queued one): requests are issued
 //! at the scheduler's clock, which moves from one event to the next, and recorded when the
-//! scheduler reports them finished.
+//! scheduler reports them finished. Between events it has the FTL decide the cleaning steps
+//! the scheduler asks for (`feed_background`).
 
 use crate::error::{Error, Result};
 use crate::workload::{HostRequest, IoKind};
@@ -17,6 +18,7 @@ impl Simulator {
         let target = if open_loop { req.arrival_ns } else { self.state.now };
         let mut idled = false;
         loop {
+            self.feed_background();
             let ev = self.ftl.scheduler_mut().events().expect("an event-driven scheduler");
             let (clock, next) = (ev.now(), ev.next_event_time());
             if open_loop && self.state.flight.len() == 0 && !idled && target > clock {
@@ -89,12 +91,30 @@ impl Simulator {
         let ev = self.ftl.scheduler_mut().events().expect("event-driven");
         ev.end_request(transfer_after, &mut self.state.flight.finished);
         self.state.settle();
+        self.feed_background();
         Ok(())
+    }
+
+    /// Have the FTL decide a step of cleaning on each die the scheduler says runs short of
+    /// background work while it owes some. The scheduler knows when a die wants work and the
+    /// FTL what the work is; neither calls the other for it (the timing layer does not know
+    /// the FTL), so the loop, above both, passes the question on.
+    fn feed_background(&mut self) {
+        loop {
+            let Some(ev) = self.ftl.scheduler_mut().events() else { return };
+            let now = ev.now();
+            let Some(die) = ev.background_wanted() else { return };
+            let more = self.ftl.step_cleaning(die, now);
+            if let Some(ev) = self.ftl.scheduler_mut().events() {
+                ev.background_stepped(die, more);
+            }
+        }
     }
 
     /// Handle events until every request issued has finished.
     pub(super) fn drain_queued(&mut self) -> Result<()> {
         while self.state.flight.len() > 0 {
+            self.feed_background();
             let Some(ev) = self.ftl.scheduler_mut().events() else {
                 return Ok(()); // timing switched off: nothing more will be timed
             };

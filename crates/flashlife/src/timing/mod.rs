@@ -155,6 +155,30 @@ pub trait Scheduler: Send {
     /// Only a scheduler that completes work later needs it.
     fn wait_for(&mut self, _completion: u64) {}
 
+    /// Is cleaning stepped on request? Then the FTL, at the soft threshold, records that a
+    /// pool owes cleaning ([`Scheduler::cleaning_owed`]) instead of deciding it at once, and
+    /// the run loop has it decide a step at a time when [`EventDriven::background_wanted`]
+    /// names a die. A scheduler that books work as it is submitted (the reservation one) has
+    /// no later moment to ask at, so the FTL decides it all at once there.
+    fn steps_cleaning(&self) -> bool {
+        false
+    }
+
+    /// The FTL has cleaning owed on `die`, to be stepped when the die runs short of
+    /// background work (only called when [`Scheduler::steps_cleaning`]).
+    fn cleaning_owed(&mut self, _die: u32) {}
+
+    /// The hard threshold: a host write found `die`'s pool with no free block above the
+    /// reserve, and the FTL has just decided the cleaning it needed at once. Background work
+    /// goes first on the die until the background work queued there is back to what stepping
+    /// keeps (only called when [`Scheduler::steps_cleaning`]).
+    fn hard_threshold(&mut self, _die: u32) {}
+
+    /// A pool of `die` owes cleaning and is one block from its reserve (`on`), or none is any
+    /// more: while on, background work goes first there, so the stepped cleaning catches up
+    /// before host writes reach the reserve (only called when [`Scheduler::steps_cleaning`]).
+    fn cleaning_urgent(&mut self, _die: u32, _on: bool) {}
+
     /// When `die` could start new work: for allocation that sends work where it will wait
     /// least. A query; books nothing.
     fn die_free_at(&self, die: u32) -> u64;
@@ -226,4 +250,14 @@ pub trait EventDriven {
     fn next_event_time(&self) -> Option<u64>;
     /// Handle everything due by `until`; requests finished go to `out`.
     fn advance(&mut self, until: u64, out: &mut Vec<Finished>);
+    /// A die that owes cleaning ([`Scheduler::cleaning_owed`]) and is running short of
+    /// background work: the run loop has the FTL decide one step there (`Drive::step_cleaning`)
+    /// and reports back with [`EventDriven::background_stepped`]. The scheduler asks and the
+    /// FTL decides, so neither layer reaches into the other: the run loop sits above both.
+    fn background_wanted(&mut self) -> Option<u32> {
+        None
+    }
+    /// The FTL stepped `die`'s cleaning; `more`: it may have more to step there (otherwise it
+    /// owes nothing until it says so again).
+    fn background_stepped(&mut self, _die: u32, _more: bool) {}
 }

@@ -45,6 +45,8 @@ pub(super) struct Die {
     pub served: u32,
     pub channel: u32,
     pub urgent: bool,
+    /// Background work goes before host writes but not host reads (`Queued::set_urgent_writes`).
+    pub urgent_writes: bool,
     /// The policy's per-die state.
     pub credit: u32,
     /// Waiting for the channel to start a program; `ticket` tells a current request in the
@@ -70,6 +72,7 @@ impl Die {
             served: 0,
             channel,
             urgent: false,
+            urgent_writes: false,
             credit: 0,
             want: false,
             ticket: 0,
@@ -104,7 +107,9 @@ impl Queued {
             return;
         }
         let die = &self.dies[d as usize];
-        let cand = self.queues.candidates(&self.slab, d, die.urgent, self.policy.reads_arrivals());
+        let reads = self.queues.mask(d) & Class::HostRead.bit() != 0;
+        let urgent = die.urgent || (die.urgent_writes && !reads);
+        let cand = self.queues.candidates(&self.slab, d, urgent, self.policy.reads_arrivals());
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;

@@ -300,6 +300,12 @@ impl Queued {
         self.dies[d as usize].urgent = urgent;
     }
 
+    /// Like [`Queued::set_urgent`], but host reads waiting on the die still go first: for a
+    /// die short of free blocks, which only writes consume.
+    pub fn set_urgent_writes(&mut self, d: u32, urgent: bool) {
+        self.dies[d as usize].urgent_writes = urgent;
+    }
+
     /// Transaction records ever allocated: the most ever in flight at once.
     pub fn records(&self) -> usize {
         self.slab.capacity()

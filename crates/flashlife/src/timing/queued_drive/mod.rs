@@ -12,18 +12,23 @@
 //!   read then crosses the host link). Work the FTL decides on the way (GC, reclaim, wear
 //!   leveling) is background class and no request waits for it, unless it must: a host program
 //!   into a block whose erase has not run.
-//! - **Soft and hard thresholds.** The FTL decides cleaning when a pool falls below its low
-//!   watermark (the soft threshold); that work is background class and, under the priority
-//!   policy, runs when its die has no host work (or at `timing.gc_ratio`). Each GC
-//!   erase decided and not yet run is a block the FTL counts as free that the flash does not
-//!   have. A die that owes more of them than `timing.hard_threshold_erases` per plane, or on
-//!   which a host program waits for its block's erase (the plane out of erased blocks), is
-//!   flagged urgent: background work goes first until it is back within the limit. The
-//!   summary counts these episodes and the time host programs spent waiting for erases.
+//! - **Stepped cleaning** (`stock.rs`). Below a pool's low watermark (the soft threshold)
+//!   the FTL records that the pool owes cleaning and names its die (`cleaning_owed`); a die
+//!   that owes cleaning and has fewer than a few background transactions in flight is offered
+//!   to the run loop ([`EventDriven::background_wanted`]), which has the FTL decide one page's
+//!   moves or an erase there. That work is background class and, under the priority policy,
+//!   runs when its die has no host work (or at `timing.gc_ratio`).
+//! - **Hard threshold.** A die goes urgent (background work first) while a pool of it owes
+//!   cleaning one block from its reserve (`cleaning_urgent`), while a host write waits for
+//!   cleaning the FTL had to decide at once at the reserve (`hard_threshold`, `wait_for`),
+//!   while a host program waits for its block's erase, or while it owes more GC erases than
+//!   `timing.hard_threshold_erases`. The summary counts these episodes and the time host
+//!   programs spent waiting for erases.
 //! - **Fast-forward.** With timing off a transaction completes when it may start, as under
 //!   the reservation scheduler, and the engine is not touched.
 
 mod pool;
+mod stock;
 mod summary;
 mod tokens;
 
@@ -37,6 +42,7 @@ use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
 use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
+use stock::Stock;
 use tokens::{Tok, Tokens, PENDING};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -88,6 +94,11 @@ struct Urgency {
     holds: u32,
     /// Background erases decided and not yet run.
     owed_erases: u32,
+    /// The FTL cleaned at once for a host write (`Scheduler::hard_threshold`): until the
+    /// die's background work is back to the stepped stock.
+    draining: bool,
+    /// A pool of the die is one block from its reserve (`Scheduler::cleaning_urgent`).
+    cleaning: bool,
     on: bool,
     /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
     /// threshold.
@@ -131,6 +142,8 @@ pub struct QueuedScheduler {
     /// decisions before it goes first (the hard threshold); `u32::MAX`: only when a host
     /// program finds its block not yet erased.
     lag_limit: u32,
+    /// Per die: background work in flight, and whether the FTL has cleaning to step there.
+    stock: Stock,
     counts: Counts,
     /// Some request was high priority: host work then looks up its request's priority.
     prioritised: bool,
@@ -171,6 +184,7 @@ impl QueuedScheduler {
             host_backlog_ns: vec![0; dies as usize],
             urgency: vec![Urgency::default(); dies as usize],
             lag_limit,
+            stock: Stock::new(dies),
             counts: Counts::default(),
             prioritised: false,
             scratch: Vec::new(),
@@ -212,6 +226,10 @@ impl QueuedScheduler {
         let cost = self.engine.cost_ns(tx);
         let value = self.tokens.unique_value(base.max(now) + cost);
         let host = on_host_path(tx.class) && tx.op.uses_die();
+        let stock = !on_host_path(tx.class) && tx.op.uses_die();
+        if stock {
+            self.stock.submitted(tx.die);
+        }
         let id = self.tokens.push(Tok {
             value,
             finish: PENDING,
@@ -224,6 +242,7 @@ impl QueuedScheduler {
             waiters: NONE,
             background: !on_host_path(tx.class),
             owes_erase: tx.op == Op::Erase && !on_host_path(tx.class),
+            stock,
         });
         self.counts.transactions += 1;
         if host {
@@ -292,6 +311,13 @@ impl QueuedScheduler {
         }
         if t.host_backlog_ns > 0 {
             self.host_backlog_ns[t.die as usize] -= t.host_backlog_ns;
+        }
+        if t.stock {
+            self.stock.finished(t.die);
+            if self.urgency[t.die as usize].draining && self.stock.of(t.die) <= stock::STOCK {
+                self.urgency[t.die as usize].draining = false;
+                self.reconsider(t.die);
+            }
         }
         if t.urgent_holds > 0 || t.owes_erase {
             let u = &mut self.urgency[t.die as usize];
@@ -365,15 +391,19 @@ impl QueuedScheduler {
     fn reconsider(&mut self, die: u32) {
         let lag_limit = self.lag_limit;
         let u = &mut self.urgency[die as usize];
-        let on = u.holds > 0 || u.owed_erases > lag_limit;
+        let strict = u.holds > 0 || u.owed_erases > lag_limit || u.draining;
+        let on = strict || u.cleaning;
         if on != u.on {
             u.on = on;
             if on {
                 u.epoch = u.epoch.wrapping_add(1);
                 self.counts.hard_threshold_episodes += 1;
             }
-            self.engine.set_urgent(die, on);
         }
+        // Work waiting on background work, or owed beyond the lag, goes before everything; a
+        // pool running short of free blocks only needs to go before the writes that use them.
+        self.engine.set_urgent(die, strict);
+        self.engine.set_urgent_writes(die, u.cleaning);
     }
 
     /// Bring into cache what completions will touch. A saturated drive keeps tens of
@@ -451,11 +481,38 @@ impl Scheduler for QueuedScheduler {
             m.urgent_holds += 1;
             self.urgency[t.die as usize].holds += 1;
             self.reconsider(t.die);
+            // A request held up by background work (cleaning the FTL had to finish before
+            // its write could go on) ran at the hard threshold.
+            self.requests[self.current as usize].hard = true;
         }
     }
 
     fn set_timing(&mut self, on: bool) {
         self.timing = on;
+    }
+
+    /// With timing on: the run loop is there to ask (with it off, in fast-forward, nothing
+    /// is timed and the FTL cleans at once).
+    fn steps_cleaning(&self) -> bool {
+        self.timing
+    }
+
+    fn cleaning_owed(&mut self, die: u32) {
+        self.stock.owe(die);
+    }
+
+    fn cleaning_urgent(&mut self, die: u32, on: bool) {
+        if self.urgency[die as usize].cleaning != on {
+            self.urgency[die as usize].cleaning = on;
+            self.reconsider(die);
+        }
+    }
+
+    fn hard_threshold(&mut self, die: u32) {
+        if self.timing && self.stock.of(die) > stock::STOCK {
+            self.urgency[die as usize].draining = true;
+            self.reconsider(die);
+        }
     }
 
     /// The clock plus the host work already queued on the die: background work yields to
@@ -566,5 +623,13 @@ impl EventDriven for QueuedScheduler {
         }
         self.scratch = comps;
         self.tokens.trim();
+    }
+
+    fn background_wanted(&mut self) -> Option<u32> {
+        self.stock.next_wanting()
+    }
+
+    fn background_stepped(&mut self, die: u32, more: bool) {
+        self.stock.stepped(die, more);
     }
 }

@@ -55,8 +55,10 @@ pub struct SchedulerSummary {
     /// Summed over host transactions: time each waited, ready, while its die ran background
     /// work (the host latency spent waiting on GC at the queues).
     pub host_behind_background_ns: u64,
-    /// Episodes in which a host program had to wait for an erase GC had not yet done (the
-    /// plane out of erased blocks: the hard threshold, when background work goes first).
+    /// Episodes in which a die served background work first (the hard threshold): a pool of
+    /// it owed cleaning one block from its reserve, a host write found a pool at the reserve
+    /// and waited for the cleaning decided at once, a host program had to wait for an erase
+    /// GC had not yet done, or the die owed more GC erases than `timing.hard_threshold_erases`.
     pub hard_threshold_episodes: u64,
     /// Summed over host programs: time spent waiting for those erases.
     pub host_wait_on_erase_ns: u64,

@@ -52,6 +52,8 @@ pub(super) struct Tok {
     pub epoch: u32,
     /// A background erase, counted in its die's owed erases until it runs.
     pub owes_erase: bool,
+    /// Background work on a die, counted in its stock (`stock.rs`) until it finishes.
+    pub stock: bool,
     /// Requests waiting for it that it is not part of (`Scheduler::wait_for`): first node.
     pub waiters: u32,
     /// Background work (GC, levelling, reclaim, bad-block moves), not the host's: host work
@@ -250,6 +252,7 @@ mod tests {
             urgent_holds: 0,
             epoch: 0,
             owes_erase: false,
+            stock: false,
             waiters: NONE,
             background: true,
         }

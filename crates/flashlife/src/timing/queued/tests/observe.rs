@@ -127,6 +127,24 @@ fn an_urgent_die_serves_background_first_and_the_ratio_interleaves() {
 }
 
 #[test]
+fn a_die_urgent_for_writes_still_serves_host_reads_first() {
+    // Reference: `Queued::set_urgent_writes` (a die short of free blocks: background work
+    // goes before host writes, which use them, not before host reads). Behind an erase: host
+    // read 1, GC read 2, host write 3: read 1, then GC 2 ahead of the write; without the flag
+    // the write goes before GC.
+    for (urgent_writes, want) in [(true, [1, 2, 3]), (false, [1, 3, 2])] {
+        let mut q = Queued::new(times(50.0, 200.0, 1500.0), params(1, 1, 4096.0, None), Box::new(Priority::default()));
+        q.submit(&erase(0), 0, 0);
+        q.submit(&read(0, 4096, Cause::Host), 1000, 1);
+        q.submit(&read(0, 4096, Cause::Gc), 1000, 2);
+        q.submit(&program(0, 4096, Cause::Host), 1000, 3);
+        q.set_urgent_writes(0, urgent_writes);
+        let out = drain(&mut q);
+        assert_eq!(start_order(&out)[1..], want, "urgent for writes {urgent_writes}");
+    }
+}
+
+#[test]
 fn the_channel_drains_sensed_data_before_starting_programs() {
     // Reference: the arbitration rule of the module docs, timed by hand. Three dies share a
     // 100 MB/s channel (40,960 ns per 4 KiB). Die 2's program holds the bus until 40,960;

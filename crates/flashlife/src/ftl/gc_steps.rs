@@ -1,0 +1,147 @@
+//! Cleaning stepped by the scheduler (`timing.scheduler = "queued"`, timing on).
+//!
+//! Deciding a whole clean-up when a host block is opened below the low watermark moves pages
+//! whose validity was read long before the moves run (a later host write may make them
+//! stale) and queues thousands of transactions per die. A controller decides GC as its dies
+//! have room for it, so here:
+//! - **Soft threshold.** A host block opened in a pool below the low watermark, with a free
+//!   block above the reserve, records that the pool owes cleaning ([`Ftl::owe_cleaning`]) and
+//!   tells the scheduler which die; the write goes on at once. What is owed is what the
+//!   cleaning at once would have done: the block the write takes, so the pool is cleaned
+//!   back to the free blocks it had (not on to the high watermark: free blocks held beyond
+//!   that are spare space GC does not get, and write amplification would rise).
+//! - **Steps.** When that die runs short of background work, the run loop calls
+//!   [`Ftl::step_cleaning`]: the pool's [`CleanJob`] (one victim at a time, started here)
+//!   moves one page's valid units, or erases its block, at that moment. A pool owes cleaning
+//!   until it is back at its target, or nothing more can be gained. While it owes cleaning
+//!   one block from its reserve, its die serves background work first
+//!   (`Scheduler::cleaning_urgent`), so that stepping catches up before the reserve.
+//! - **Hard threshold.** A host block wanted in a pool at the reserve cannot wait for the
+//!   steps: the write asks for the cleaning at once (`WriteStep::NeedSpace`), which finishes
+//!   the pool's job and cleans on to one block above the reserve (`collect`), and the request
+//!   waits for that work, its die serving background work first meanwhile
+//!   (`Scheduler::wait_for`, counted as a hard-threshold episode).
+//!
+//! Under the reservation scheduler, and in fast-forward, nothing steps: cleaning is decided at
+//! once, as it always was. Reusable SSD's second-write GC (the technique's own `collect`)
+//! stays at once under either scheduler, and so do failed-block retirement, wear-levelling
+//! moves and read reclaim (rare, and bound to the event that asks for them).
+
+use super::*;
+
+impl Ftl {
+    /// Is soft-threshold cleaning stepped on request (see the module docs) rather than run at
+    /// once?
+    #[inline]
+    pub(super) fn steps_cleaning(&self) -> bool {
+        self.technique.is_none() && self.sched.steps_cleaning()
+    }
+
+    /// `plane` owes cleaning up to `target` free blocks: its die will be asked to step it.
+    pub(super) fn owe_cleaning(&mut self, plane: u32, target: usize) {
+        let own = &mut self.pools[plane as usize].own;
+        own.target = if own.owes { own.target.max(target) } else { target };
+        own.owes = true;
+        let die = self.die_of_plane(plane);
+        self.sched.cleaning_owed(die);
+        self.reconsider_urgency(die);
+    }
+
+    /// Tell the scheduler whether a pool of `die` owes cleaning with only one block left
+    /// above its reserve: the next host block there would reach the reserve, where the write
+    /// must wait for cleaning decided at once, so stepped cleaning goes first until it is
+    /// further away (MQSim's urgent GC mode, at a plane's hard threshold).
+    fn reconsider_urgency(&mut self, die: u32) {
+        let first = die * self.geo.planes_per_die;
+        let urgent = (first..first + self.geo.planes_per_die).any(|p| {
+            let pool = &self.pools[p as usize];
+            pool.own.owes && pool.free.len() <= GC_RESERVE_BLOCKS + 1
+        });
+        self.sched.cleaning_urgent(die, urgent);
+    }
+
+    /// Decide one step of cleaning on `die` at time `now`: in its pool that owes cleaning and
+    /// has the fewest free blocks, the next page's moves or its victim's erase (taking a new
+    /// victim when none is being cleaned). Returns false when no pool of the die owes any.
+    pub fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+        if !self.steps_cleaning() {
+            return false;
+        }
+        let first = die * self.geo.planes_per_die;
+        while self.death.is_none() {
+            let owing = (first..first + self.geo.planes_per_die)
+                .filter(|&p| self.pools[p as usize].own.owes)
+                .min_by_key(|&p| self.pools[p as usize].free.len());
+            let Some(plane) = owing else { break };
+            if self.step_pool(plane, now) {
+                self.reconsider_urgency(die);
+                return true;
+            }
+            self.pools[plane as usize].own.owes = false;
+        }
+        self.reconsider_urgency(die);
+        false
+    }
+
+    /// One step of `plane`'s cleaning; false if it owes none after all.
+    fn step_pool(&mut self, plane: u32, now: u64) -> bool {
+        let p = plane as usize;
+        let mut job = match self.pools[p].own.job.take() {
+            Some(job) => job,
+            None => match self.next_victim(plane, now) {
+                Some(job) => job,
+                None => return false,
+            },
+        };
+        job.ready = job.ready.max(now);
+        let before = self.blocks.valid[job.block as usize];
+        self.in_gc = true;
+        let more = self.step_job(&mut job);
+        self.in_gc = false;
+        // Units moved by this step (host writes between steps invalidate others: not moved).
+        self.counters.gc_valid_moved += (before - self.blocks.valid[job.block as usize]) as u64;
+        if more {
+            self.pools[p].own.job = Some(job);
+        } else {
+            let free = self.pools[p].free.len();
+            self.pools[p].marks.cleaned(free);
+        }
+        true
+    }
+
+    /// A job for `plane`'s next victim, while the pool is below its high watermark and a
+    /// victim gains something (as in `collect_victims`).
+    fn next_victim(&mut self, plane: u32, now: u64) -> Option<CleanJob> {
+        let p = plane as usize;
+        let free = self.pools[p].free.len();
+        if free >= self.pools[p].own.target.min(self.pools[p].marks.high) {
+            self.pools[p].marks.cleaned(free);
+            return None;
+        }
+        let v = self.select_victim(plane)?;
+        if self.gains_nothing(v) {
+            self.pools[p].own.fruitless += 1;
+            if self.victim.chooses_least_valid() || self.pools[p].own.fruitless > self.geo.blocks_per_plane {
+                self.pools[p].own.fruitless = 0;
+                return None;
+            }
+        } else {
+            self.pools[p].own.fruitless = 0;
+        }
+        self.victim.remove(v, plane, self.blocks.valid[v as usize]);
+        self.blocks.state[v as usize] = BlockState::Cleaning;
+        self.counters.gc_victims += 1;
+        Some(self.start_job(v, None, now, Cause::Gc, true))
+    }
+
+    /// Run `plane`'s job to its end at once (before cleaning there at once: at the hard
+    /// threshold, for a failed block or in an idle window). Returns when its work finishes.
+    pub(super) fn finish_pool_job(&mut self, plane: u32, ready: u64) -> u64 {
+        let Some(mut job) = self.pools[plane as usize].own.job.take() else { return ready };
+        job.ready = job.ready.max(ready);
+        let before = self.blocks.valid[job.block as usize];
+        let done = self.run_job(job);
+        self.counters.gc_valid_moved += before as u64;
+        done
+    }
+}
