@@ -227,14 +227,22 @@ fn the_queued_scheduler_serves_a_high_priority_flow_first() {
     // each die the higher class waits only behind its own class and the operation in service,
     // so its waits, and its response times, are below the lower class's under a saturating
     // load; and with both flows of one class, the symmetry test's equality instead.
+    // Compared where the flows' work queues together: host writes (about 30 deep per die
+    // here). Host reads already go before every write and background operation on a die and
+    // their queue is about half a read deep, so priority has little to reorder among them: a
+    // read waits for the operation in service, which both flows' reads meet alike, and which
+    // flow's reads measure lower then follows when each closed-loop flow issues, not priority
+    // (measured after cleaning was stepped: read means 441 / 364 us, high / normal).
     let out = priority_mix("queued", "high");
     let [hi, lo] = &out.summary.flows[..] else { panic!("two flows") };
+    // At saturation the lower class bears nearly all the queueing: measured 10.7 against
+    // 235 ms. The factor 2 asked is far outside the two flows' difference without priority
+    // (20.6 against 21.0 ms, equal p99s), so a broken priority cannot pass by chance.
     for (what, h, l) in [
-        ("read mean", hi.latency_us.read.mean, lo.latency_us.read.mean),
-        ("read p99", hi.latency_us.read.p99, lo.latency_us.read.p99),
         ("write mean", hi.latency_us.write.mean, lo.latency_us.write.mean),
+        ("write p99", hi.latency_us.write.p99, lo.latency_us.write.p99),
     ] {
-        assert!(h < l, "{what}: high {h} us, normal {l} us");
+        assert!(2.0 * h < l, "{what}: high {h} us, normal {l} us");
     }
     assert!(hi.iops > lo.iops, "throughput: high {}, normal {}", hi.iops, lo.iops);
     // Saturating: the dies are busy most of the time.

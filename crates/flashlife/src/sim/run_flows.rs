@@ -34,6 +34,9 @@ impl Simulator {
         // (as `issue_queued` does for a single workload).
         let mut idled = false;
         let (i, target) = loop {
+            // Completions may have left dies short of background work: the FTL decides their
+            // next cleaning steps before the clock moves on (as in `issue_queued`).
+            self.feed_background();
             let flows = self.flows.as_mut().expect("a run with flows");
             let st = &self.state;
             let (pick, any) = flows.pick(&st.flows, |i, open| {

@@ -99,7 +99,7 @@ impl Simulator {
     /// background work while it owes some. The scheduler knows when a die wants work and the
     /// FTL what the work is; neither calls the other for it (the timing layer does not know
     /// the FTL), so the loop, above both, passes the question on.
-    fn feed_background(&mut self) {
+    pub(super) fn feed_background(&mut self) {
         loop {
             let Some(ev) = self.ftl.scheduler_mut().events() else { return };
             let now = ev.now();
