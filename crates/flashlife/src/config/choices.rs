@@ -84,12 +84,18 @@ choice! {
 
 choice! {
     /// `reliability.rber_set`: the RBER coefficients of `power_law`.
-    RberSet { Tlc3d = "tlc-3d", Mlc2d = "mlc-2d", Custom = "custom" }
+    RberSet { Tlc3d = "tlc-3d", Tlc3dRelaxation = "tlc-3d-relaxation", Mlc2d = "mlc-2d", Custom = "custom" }
 }
 
 choice! {
     /// `reliability.read_reclaim`: when a block is rewritten because of its reads.
-    ReadReclaim { None = "none", ReadCount = "read_count", ErrorBased = "error_based", Hinted = "hinted" }
+    ReadReclaim {
+        None = "none",
+        ReadCount = "read_count",
+        ErrorBased = "error_based",
+        Hinted = "hinted",
+        RetryOnly = "retry_only",
+    }
 }
 
 choice! {

@@ -16,6 +16,8 @@ pub struct ReliabilityConfig {
     /// `power_law` (RBER from wear, retention and read disturb; ECC; read retry).
     pub model: ReliabilityModel,
     /// RBER coefficients for `power_law`: `tlc-3d` (ours, calibrated to anchor points),
+    /// `tlc-3d-relaxation` (`tlc-3d` with its read disturb fitted to the read-relaxation
+    /// paper's characterisation),
     /// `mlc-2d` (published 2y-nm MLC fit) or `custom` (`reliability.power_law`).
     pub rber_set: RberSet,
     /// Coefficients used when `rber_set = "custom"` (defaults: the `mlc-2d` set).
@@ -31,8 +33,10 @@ pub struct ReliabilityConfig {
     /// an aged drive without simulating the writes that aged it.
     pub base_cycles: u32,
     /// Read reclaim policy: `none`, `read_count` (reclaim at `read_count_threshold` reads since
-    /// erase), `error_based` (reclaim before any read of the block needs a retry) or `hinted`
-    /// (postpone reclaim while the predicted read latency fits the hint budget of the data read).
+    /// erase), `error_based` (reclaim before any read of the block needs a retry), `hinted`
+    /// (postpone reclaim while the predicted read latency fits the hint budget of the data read)
+    /// or `retry_only` (reclaim only as a last resort, before the worst page would be
+    /// uncorrectable).
     pub read_reclaim: ReadReclaim,
     /// Reads since erase at which `read_count` reclaims a block.
     pub read_count_threshold: u32,
@@ -106,7 +110,7 @@ impl ReliabilityConfig {
         if !(self.page_sigma.is_finite() && (0.0..=2.0).contains(&self.page_sigma)) {
             return Err(Error::config("reliability.page_sigma", self.page_sigma, "a sigma in [0, 2]"));
         }
-        if matches!(self.read_reclaim, ReadReclaim::ErrorBased | ReadReclaim::Hinted)
+        if matches!(self.read_reclaim, ReadReclaim::ErrorBased | ReadReclaim::Hinted | ReadReclaim::RetryOnly)
             && self.model == ReliabilityModel::None
         {
             return Err(Error::config(

@@ -209,6 +209,25 @@ impl ReclaimPolicy for HintedReclaim {
     }
 }
 
+/// Retry-only firmware (the paper's SSD-I/-J, which keep their long reads): retries absorb the
+/// errors; the block is rewritten only as a last resort, when its worst page (with the margin)
+/// would be past the last retry step, before any data is lost.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RetryOnlyReclaim {
+    pub margin: f64,
+}
+
+#[typetag::serde]
+impl ReclaimPolicy for RetryOnlyReclaim {
+    fn name(&self) -> &'static str {
+        "retry_only"
+    }
+    fn reclaim(&self, s: &BlockReadState) -> bool {
+        let last = s.retry.map_or(0, |r| r.params().max_steps);
+        exceeds(s, self.margin, last)
+    }
+}
+
 /// Does the worst page (with the margin) need more than `allowed` retries, and more than a
 /// rewrite would leave it with? An uncorrectable prediction always reclaims, unless even a
 /// freshly rewritten page would be uncorrectable (the block is worn out: nothing to gain).
@@ -410,6 +429,7 @@ pub fn build_policy(cfg: &ReliabilityConfig) -> Box<dyn ReclaimPolicy> {
         ReadReclaim::ReadCount => Box::new(ReadCountReclaim { threshold: cfg.read_count_threshold }),
         ReadReclaim::ErrorBased => Box::new(ErrorBasedReclaim { margin: cfg.reclaim_margin }),
         ReadReclaim::Hinted => Box::new(HintedReclaim { margin: cfg.reclaim_margin }),
+        ReadReclaim::RetryOnly => Box::new(RetryOnlyReclaim { margin: cfg.reclaim_margin }),
         ReadReclaim::None => Box::new(NoReclaim),
     }
 }
@@ -573,6 +593,8 @@ mod tests {
         assert!(rel(h2, 0.9 * crit * f * f) < 0.003);
         assert!(rel(hmax, 0.9 * crit * f.powi(8)) < 0.003);
         assert!(hmax < crit * f.powi(8), "before uncorrectable");
+        // Retry-only reclaims where an unlimited hint does: at the last retry step, no sooner.
+        assert_eq!(first(&RetryOnlyReclaim { margin: 0.9 }, 0), hmax);
         // A block whose errors come from wear alone is not reclaimed for them.
         let worn = |worst: f64, fresh: f64| BlockReadState {
             reads_since_erase: 0,
