@@ -151,8 +151,12 @@ def test_ftpassd_tables(everything: Reproduction) -> None:
 
 
 def test_readrelax_tables(everything: Reproduction) -> None:
-    s = _check_section(everything, "readrelax", "longterm", 3)
-    assert {d["policy"] for d in s.data} == {"none", "read_count", "error_based"}
+    s = _check_section(everything, "readrelax", "longterm", 4)
+    assert {d["policy"] for d in s.data} == {"none", "retry_only", "read_count", "error_based"}
+    by = {d["policy"]: d for d in s.data}
+    # Retry-only firmware keeps its long reads (smoke: 45 days, before its last resort).
+    assert by["retry_only"]["reclaim_erases"] == 0 and by["none"]["reclaim_erases"] == 0
+    assert by["error_based"]["rewrites"] > 1
     s = _check_section(everything, "readrelax", "hints", 4)  # file server only (smoke: 10 days)
     agg, none, h400, h250 = s.data
     assert agg["policy"].startswith("aggressive") and agg["reclaim_erases"] > 50, "reclaim is exercised"

@@ -99,6 +99,20 @@ choice! {
 }
 
 choice! {
+    /// `reliability.hint_latency`: what a hint's budget is compared with. `request`: the read
+    /// request's predicted latency at the host (its pages' attempts, the die's queue and the
+    /// host transfer, as the scheduler costs them); `page`: one page's flash attempts alone.
+    HintLatency { Request = "request", Page = "page" }
+}
+
+choice! {
+    /// `reliability.reclaim_when`: when a reclaim the policy asks for is done. `immediate`: right
+    /// after the triggering read; `idle`: in the next idle window of the block's die, unless the
+    /// block reaches its deadline (halfway from the policy's margin to its limit) first.
+    ReclaimWhen { Immediate = "immediate", Idle = "idle" }
+}
+
+choice! {
     /// `reusable.retry`: what a failed WOM second write does.
     SecondWriteRetry { SameData = "same_data", ExtraRead = "extra_read", None = "none" }
 }

@@ -29,9 +29,9 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HotColdKind, Interface,
-    OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
-    SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicy, EndOfLife, FailureSource, HintLatency, HotColdKind, Interface,
+    OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReclaimWhen,
+    ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
 pub use mapping_cache::MappingCacheConfig;
 pub use sampling::{Every, SamplingConfig};

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::flash::rber::{EccParams, PowerLawParams, ReadRetryParams};
 
-use super::{RberSet, ReadReclaim, ReliabilityModel};
+use super::{HintLatency, RberSet, ReadReclaim, ReclaimWhen, ReliabilityModel};
 
 /// `[reliability]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +43,13 @@ pub struct ReliabilityConfig {
     /// `error_based` and `hinted` reclaim when the predicted worst-page RBER reaches this
     /// fraction of the limit they keep (no retry; the hint's retries; the last retry step).
     pub reclaim_margin: f64,
+    /// When a reclaim is done: `immediate` (after the triggering read) or `idle` (postponed to
+    /// an idle window of the block's die, with a deadline before the limit).
+    pub reclaim_when: ReclaimWhen,
+    /// What a budget is compared with: `request` (the request's predicted latency: pages x
+    /// attempts x attempt time + the die's queue + the host transfer) or `page` (one page's
+    /// flash attempts).
+    pub hint_latency: HintLatency,
     /// Read latency budget in microseconds for reads no hint covers; 0 allows no retry.
     pub default_budget_us: f64,
     /// Hint commands: read latency budgets by LBA range and/or stream (namespace).
@@ -64,6 +71,8 @@ impl Default for ReliabilityConfig {
             read_reclaim: ReadReclaim::None,
             read_count_threshold: 100_000,
             reclaim_margin: 0.9,
+            reclaim_when: ReclaimWhen::Immediate,
+            hint_latency: HintLatency::Request,
             default_budget_us: 0.0,
             hints: Vec::new(),
             long_read_us: 400.0,

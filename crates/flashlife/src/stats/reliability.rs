@@ -95,6 +95,10 @@ pub struct ReliabilitySummary {
     pub reclaim_share_of_pe_budget: f64,
     /// ... and as a share of all erases of the run.
     pub reclaim_share_of_erases: f64,
+    /// Reclaims done in idle windows, when they are postponed there
+    /// (`reliability.reclaim_when = "idle"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reclaims_in_idle: Option<u64>,
 }
 
 impl ReliabilitySummary {
@@ -107,6 +111,7 @@ impl ReliabilitySummary {
         long: &LongReads,
         hinted_reads: u64,
         pe_budget: f64,
+        postponed: bool,
     ) -> Self {
         let host_reads: u64 = histogram.iter().sum();
         let steps: u64 = histogram.iter().enumerate().map(|(s, &n)| s as u64 * n).sum();
@@ -128,6 +133,7 @@ impl ReliabilitySummary {
             reclaim_erases,
             reclaim_share_of_pe_budget: if pe_budget > 0.0 { reclaim_erases as f64 / pe_budget } else { 0.0 },
             reclaim_share_of_erases: if erases == 0 { 0.0 } else { reclaim_erases as f64 / erases as f64 },
+            reclaims_in_idle: postponed.then_some(c.reclaims_in_idle),
         }
     }
 }
