@@ -441,12 +441,10 @@ fn request_level_hints_keep_their_budget_and_postponed_reclaim_erases_no_more() 
     // ... while still saving reclaim erases.
     assert!(r(&request).reclaim_erases < r(&aggressive).reclaim_erases);
     // Postponed to idle windows, reclaim is done there (the rest at its deadline) and erases
-    // as much as when done at once: the same blocks become due; a postponed block's data moves
-    // a little later, which reorders what follows (measured: 1009 against 1005 with hints,
-    // 1703 against 1703 aggressive), so within 1%.
+    // no more than when done at once (measured: 982 and 982 with hints, 1703 and 1703
+    // aggressive: the same blocks become due).
     for (p, i) in [(&postponed, &request), (&aggressive_postponed, &aggressive)] {
-        let (p, i) = (r(p).reclaim_erases as f64, r(i).reclaim_erases as f64);
-        assert!(p <= 1.01 * i, "postponed {p} against immediate {i}");
+        assert!(r(p).reclaim_erases <= r(i).reclaim_erases, "postponed {:?} against immediate {:?}", r(p), r(i));
     }
     assert!(r(&postponed).reclaims_in_idle.unwrap() > 0);
     assert_eq!(r(&request).reclaims_in_idle, None, "reported only when reclaim is postponed");
@@ -517,7 +515,6 @@ mod shared_traces {
         assert!(r(&page).long_read_share > 2.0 * r(&aggressive).long_read_share);
         assert!(r(&request).long_read_share <= r(&aggressive).long_read_share, "{:?}", r(&request));
         assert!(r(&postponed).long_read_share <= 1.01 * r(&aggressive).long_read_share, "{:?}", r(&postponed));
-        let (p, i) = (r(&postponed).reclaim_erases as f64, r(&request).reclaim_erases as f64);
-        assert!(p <= 1.01 * i, "postponed {p} against immediate {i}");
+        assert!(r(&postponed).reclaim_erases <= r(&request).reclaim_erases);
     }
 }

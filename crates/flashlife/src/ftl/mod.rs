@@ -170,12 +170,10 @@ pub struct Ftl {
     /// The read model wants each host read's predicted timing (cached: asked once).
     #[serde(default)]
     request_timing: bool,
-    /// The host read in progress, when `request_timing`: its pages, and its dies' queue plus
-    /// its host transfer (from the scheduler). Lives within one read call.
+    /// The host read in progress, when `request_timing`: its pages, its dies' queue and its
+    /// host transfer (from the scheduler). Lives within one read call.
     #[serde(skip)]
-    request_pages: u32,
-    #[serde(skip)]
-    request_overhead_ns: u64,
+    request: RequestTiming,
     /// What host trims did to the map (`trim.rs`).
     #[serde(default)]
     trims: trim::TrimCounters,
@@ -353,8 +351,7 @@ impl Ftl {
             reclaim_queue: Vec::new(),
             postponed: Vec::new(),
             request_timing: false,
-            request_pages: 0,
-            request_overhead_ns: 0,
+            request: RequestTiming::default(),
             trims: trim::TrimCounters::default(),
             cmt: None,
         })

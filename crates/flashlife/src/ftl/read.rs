@@ -88,8 +88,7 @@ impl Ftl {
             // Before any of the request's pages is submitted: its own pages are not its queue.
             let (pages, queue_ns) = self.pages_and_queue(first, units, ready);
             let host_ns = self.sched.cost_ns(&Transaction::host(units as u64 * self.unit_bytes));
-            self.request_pages = pages;
-            self.request_overhead_ns = queue_ns.saturating_add(host_ns);
+            self.request = RequestTiming { pages, attempt_ns: 0, queue_ns, host_ns };
         }
         self.read(first, units, ready)
     }
@@ -125,11 +124,7 @@ impl Ftl {
         if self.request_timing && cause == Cause::Host {
             // The scheduler priced the attempt, the queue and the host transfer; the read model
             // compares their sum with the budget.
-            self.reads.request_timing(RequestTiming {
-                pages: self.request_pages,
-                attempt_ns: self.sched.cost_ns(&tx),
-                overhead_ns: self.request_overhead_ns,
-            });
+            self.reads.request_timing(RequestTiming { attempt_ns: self.sched.cost_ns(&tx), ..self.request });
         }
         let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
         self.counters.page_reads.add(cause, 1);

@@ -91,9 +91,10 @@ pub struct RequestTiming {
     pub pages: u32,
     /// One attempt at the page being sensed (sensing and transfer).
     pub attempt_ns: u64,
-    /// What the request waits for besides its pages' attempts: the die's queue when the
-    /// page is submitted and the request's transfer to the host.
-    pub overhead_ns: u64,
+    /// The longest queue of the request's dies when it is issued.
+    pub queue_ns: u64,
+    /// The request's transfer to the host.
+    pub host_ns: u64,
 }
 
 /// The baseline: every read decodes at once, nothing is ever reclaimed.
@@ -129,9 +130,10 @@ pub struct BlockReadState<'a> {
     /// The request's wait besides its pages' attempts (the die's queue, the host transfer;
     /// 0 when budgets are compared with one page's time).
     pub overhead_ns: u64,
-    /// The fewest retries any earlier read of the block's data allowed since it was written
-    /// (`u32::MAX`: no limit yet): the block keeps the promise made to its strictest reader,
-    /// not only to the one reading it now.
+    /// The fewest retries any earlier read of the block's data allowed since it was written,
+    /// its queue left out (`u32::MAX`: no limit yet): the block keeps the promise made to its
+    /// strictest reader, not only to the one reading it now. A queue passes; a request's size
+    /// and budget are properties of the data's readers.
     pub strictest_steps: u32,
 }
 
@@ -466,8 +468,9 @@ impl ReadModel for ErrorAwareReads {
             }
         }
         if host {
+            let t = &self.timing;
             let (attempt_ns, pages, overhead_ns) = if self.request_level {
-                (self.timing.attempt_ns, self.timing.pages, self.timing.overhead_ns)
+                (t.attempt_ns, t.pages, t.queue_ns.saturating_add(t.host_ns))
             } else {
                 (self.attempt_ns[mode], 1, 0)
             };
@@ -484,9 +487,10 @@ impl ReadModel for ErrorAwareReads {
                 strictest_steps: u32::MAX,
             };
             if let Some(x) = self.strictest.get_mut(block as usize) {
-                let now_allowed = state.allowed_steps();
-                *x = (*x as u32).min(now_allowed) as u8;
-                state.strictest_steps = strictest;
+                let without_queue = BlockReadState { overhead_ns: self.timing.host_ns, ..state };
+                *x = (*x as u32).min(without_queue.allowed_steps()) as u8;
+                state = BlockReadState { strictest_steps: strictest, ..without_queue };
+                state.overhead_ns = overhead_ns;
             }
             out.reclaim = self.reclaim.reclaim(&state);
             out.urgent = out.reclaim && (!self.postpone || self.reclaim.deadline(&state));
