@@ -369,7 +369,7 @@ impl Workload for AlternateSizes {
         let mut r = self.inner.next_request()?.expect("endless");
         if r.kind == IoKind::Read {
             self.reads += 1;
-            if self.reads % 2 == 0 && r.offset / r.size < self.last_slot {
+            if self.reads.is_multiple_of(2) && r.offset / r.size < self.last_slot {
                 r.size *= 2;
             }
         }

@@ -111,7 +111,6 @@ impl ReliabilitySummary {
         long: &LongReads,
         hinted_reads: u64,
         pe_budget: f64,
-        postponed: bool,
     ) -> Self {
         let host_reads: u64 = histogram.iter().sum();
         let steps: u64 = histogram.iter().enumerate().map(|(s, &n)| s as u64 * n).sum();
@@ -133,7 +132,13 @@ impl ReliabilitySummary {
             reclaim_erases,
             reclaim_share_of_pe_budget: if pe_budget > 0.0 { reclaim_erases as f64 / pe_budget } else { 0.0 },
             reclaim_share_of_erases: if erases == 0 { 0.0 } else { reclaim_erases as f64 / erases as f64 },
-            reclaims_in_idle: postponed.then_some(c.reclaims_in_idle),
+            reclaims_in_idle: None,
         }
+    }
+
+    /// Report the reclaims done in idle windows (when reclaim is postponed there).
+    pub fn with_reclaims_in_idle(mut self, postponed: bool, c: &FlashCounters) -> Self {
+        self.reclaims_in_idle = postponed.then_some(c.reclaims_in_idle);
+        self
     }
 }
