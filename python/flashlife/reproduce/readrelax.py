@@ -86,9 +86,10 @@ def readrelax_longterm(ctx: Context) -> Section:
     rate = ctx.pick(15.0, 15.0, 30.0)
     small = ctx.scale != "paper"
     s.setup = _readrelax_setup(small) + [
-        f"{rate:g} reads/s uniform over the drive for {days} days, no writes, after a sequential fill (as fio "
-        "lays out its file); reclaim `none`, `retry_only` (the paper's SSD-I/-J: rewrite only before data "
-        "would be lost), `read_count` (100,000 reads), `error_based` (the aggressive firmware, SSD-A to -H). "
+        f"{rate:g} reads/s uniform over the drive for {days} days, no writes, after a sequential fill "
+        "(as fio lays out its file); reclaim `none`, `retry_only` (the paper's SSD-I/-J: rewrite only "
+        "before data would be lost), `read_count` (100,000 reads), `error_based` (the aggressive "
+        "firmware, SSD-A to -H). "
         "The paper measured real drives with fio for at least half a year; its rate is not given, ours is "
         "the one the RBER set was calibrated at (the same reads per block at every scale).",
     ]
@@ -416,7 +417,7 @@ def readrelax_trace_hints(ctx: Context) -> Section:
         f"endlessly at its own rate for {days} days, folded (`modulo`) onto the drive, which is filled "
         f'sequentially first (`ftl.precondition = "full"`). One simulated read stands for '
         f"{TRACE_SAMPLING:g}: the trace is stretched {TRACE_SAMPLING:g}-fold (`workload.trace.time_scale`) "
-        f"and the read-disturb coefficient multiplied by {TRACE_SAMPLING:g}.",
+        f"and the read-disturb coefficient multiplied by {TRACE_SAMPLING:g}^q.",
         "Hints travel with each read: the trace is converted to the flashlife CSV with a `budget_us` "
         "column (in this reproduction's `data/` folder), nothing in the configuration. Variants: every "
         "read 400 us, every read 250 us, every other read 400 us, and the reads of the first half of "
@@ -614,7 +615,7 @@ def readrelax_sampling_check(ctx: Context) -> Section:
         "Validation: the file server with and without read sub-sampling",
         paper=[
             "(no figure: a check of our method) every other section simulates one read for "
-            f"{READ_SAMPLING:g} and multiplies the read-disturb coefficient by as much"
+            f"{READ_SAMPLING:g} and multiplies the read-disturb coefficient by {READ_SAMPLING:g}^q"
         ],
     )
     days = ctx.pick(1, 5, 30)
@@ -679,11 +680,12 @@ def readrelax_sampling_check(ctx: Context) -> Section:
             ]
         )
     s.notes.append(
-        "Bracketed: the sub-sampled run's reclaim erases against the full run's. The disturb term is "
-        "linear in reads, so the scaling is exact for it; what sub-sampling changes is the number of "
-        "reads that sense a block (retries, the read-count threshold's granularity) and the load: the "
+        "Bracketed: the sub-sampled run's reclaim erases against the full run's. Scaling the disturb "
+        "coefficient by the sampling^q is exact for the disturb term; what sub-sampling changes is the "
+        "number of reads that sense a block (retries, the read-count threshold's granularity) and the load: the "
         f"sub-sampled stream arrives {READ_SAMPLING:g} times more slowly, so reads queue behind each other "
-        "less (compare the p99s): latency figures of sub-sampled runs leave that queueing out."
+        "less (compare the p99s): latency figures of sub-sampled runs leave that queueing out, and so do "
+        "request-level hints, which count the dies' queue: under the full load they allow fewer retries."
     )
     plt = pyplot()
     if plt is not None:
