@@ -683,9 +683,10 @@ def readrelax_sampling_check(ctx: Context) -> Section:
         "Bracketed: the sub-sampled run's reclaim erases against the full run's. Scaling the disturb "
         "coefficient by the sampling^q is exact for the disturb term; what sub-sampling changes is the "
         "number of reads that sense a block (retries, the read-count threshold's granularity) and the "
-        f"load: the sub-sampled stream arrives {READ_SAMPLING:g} times more slowly, so reads queue behind each other "
-        "less (compare the p99s): latency figures of sub-sampled runs leave that queueing out, and so do "
-        "request-level hints, which count the dies' queue: under the full load they allow fewer retries."
+        f"load: the sub-sampled stream arrives {READ_SAMPLING:g} times more slowly, so reads queue "
+        "behind each other less (compare the p99s): latency figures of sub-sampled runs leave that "
+        "queueing out, and so do request-level hints, which count the dies' queue: under the full "
+        "load they allow fewer retries."
     )
     plt = pyplot()
     if plt is not None:
