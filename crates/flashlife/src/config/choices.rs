@@ -153,6 +153,20 @@ impl WearMeasure {
     }
 }
 
+impl ReclaimWhen {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_immediate(&self) -> bool {
+        *self == ReclaimWhen::Immediate
+    }
+}
+
+impl HintLatency {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_request(&self) -> bool {
+        *self == HintLatency::Request
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

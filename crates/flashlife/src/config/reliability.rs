@@ -45,10 +45,12 @@ pub struct ReliabilityConfig {
     pub reclaim_margin: f64,
     /// When a reclaim is done: `immediate` (after the triggering read) or `idle` (postponed to
     /// an idle window of the block's die, with a deadline before the limit).
+    #[serde(skip_serializing_if = "ReclaimWhen::is_immediate")]
     pub reclaim_when: ReclaimWhen,
     /// What a budget is compared with: `request` (the request's predicted latency: pages x
     /// attempts x attempt time + the die's queue + the host transfer) or `page` (one page's
     /// flash attempts).
+    #[serde(skip_serializing_if = "HintLatency::is_request")]
     pub hint_latency: HintLatency,
     /// Read latency budget in microseconds for reads no hint covers; 0 allows no retry.
     pub default_budget_us: f64,
