@@ -21,6 +21,8 @@ const OPTIONAL_KEYS: &[&str] = &[
     "workload.trace.discards",
     "cache",
     "mapping_cache",
+    "reliability.reclaim_when",
+    "reliability.hint_latency",
 ];
 
 /// Builds a [`Config`] from layers.
