@@ -582,6 +582,8 @@ class Reliability(TypedDict):
     reclaim_erases: int
     reclaim_share_of_pe_budget: float
     reclaim_share_of_erases: float
+    #: Reclaims done in idle windows; only when `reliability.reclaim_when = "idle"`.
+    reclaims_in_idle: NotRequired[int]
 
 
 class TraceIdentity(TypedDict):

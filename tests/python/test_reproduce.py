@@ -151,15 +151,20 @@ def test_ftpassd_tables(everything: Reproduction) -> None:
 
 
 def test_readrelax_tables(everything: Reproduction) -> None:
-    s = _check_section(everything, "readrelax", "longterm", 3)
-    assert {d["policy"] for d in s.data} == {"none", "read_count", "error_based"}
+    s = _check_section(everything, "readrelax", "longterm", 4)
+    assert {d["policy"] for d in s.data} == {"none", "retry_only", "read_count", "error_based"}
+    by = {d["policy"]: d for d in s.data}
+    # Retry-only firmware keeps its long reads (smoke: 45 days, before its last resort).
+    assert by["retry_only"]["reclaim_erases"] == 0 and by["none"]["reclaim_erases"] == 0
+    assert by["error_based"]["rewrites"] > 1
     s = _check_section(everything, "readrelax", "hints", 4)  # file server only (smoke: 10 days)
     agg, none, h400, h250 = s.data
     assert agg["policy"].startswith("aggressive") and agg["reclaim_erases"] > 50, "reclaim is exercised"
     assert none["reclaim_erases"] == 0 and none["spent_lifetime"] == 0
-    # The trend: a larger budget spends less lifetime; all hints spend less than aggressive ...
-    assert h400["reclaim_erases"] <= h250["reclaim_erases"] < agg["reclaim_erases"]
-    assert h250["spent_lifetime"] < agg["spent_lifetime"]
+    # The trend: a larger budget spends less lifetime. 250 us allows no retry once the request's
+    # host transfer is counted (2 attempts of 111 us + 29 us = 251 us): that hint is aggressive.
+    assert h400["reclaim_erases"] < h250["reclaim_erases"] == agg["reclaim_erases"]
+    assert h400["spent_lifetime"] < agg["spent_lifetime"]
     # ... at a small read-latency cost (the paper: 2%), every read carrying the hint command's budget.
     for h in (h400, h250):
         assert h["read_mean_vs_aggressive"] < 0.03 and h["hinted_share"] == 1.0
@@ -173,14 +178,22 @@ def test_readrelax_tables(everything: Reproduction) -> None:
     s = _check_section(everything, "readrelax", "sampling_check", 2)
     for d in s.data:
         assert d["reads_full"] == pytest.approx(20 * d["reads_sampled"], rel=0.02)
-        assert abs(d["erases_sampled"] - d["erases_full"]) <= max(3, 0.3 * d["erases_full"])
+        if d["policy"].startswith("aggressive"):
+            assert abs(d["erases_sampled"] - d["erases_full"]) <= max(3, 0.3 * d["erases_full"])
+        else:
+            # Request-level hints count the dies' queue, longer when every read is simulated
+            # (20 times the arrivals): the full run allows fewer retries and reclaims more.
+            assert d["erases_sampled"] <= d["erases_full"]
         assert d["read_mean_sampled"] == pytest.approx(d["read_mean_full"], rel=0.02)
     if (TRACES / "mqsim/wsrch-small.trace").is_file():
         # Per-request budgets from a real trace (smoke: 2 days).
         s = _check_section(everything, "readrelax", "hints_trace", 4)
         agg, none, h400, half = s.data
         assert agg["reclaim_erases"] > 100
-        assert h400["reclaim_erases"] < 0.8 * agg["reclaim_erases"] and h400["hinted_share"] == 1.0
+        # The promise kept: hinted reads are long no more often than under aggressive reclaim (at
+        # 400 us the trace's two-page requests allow no retry, so the hints save little or nothing).
+        assert h400["reclaim_erases"] <= agg["reclaim_erases"] and h400["hinted_share"] == 1.0
+        assert h400["long_read_share"] <= agg["long_read_share"]
         assert 0.45 < half["hinted_share"] < 0.55 and half["reclaim_erases"] <= agg["reclaim_erases"]
         # Without reclaim the disturbed blocks make reads slow.
         assert none["reclaim_erases"] == 0 and none["long_read_share"] > 10 * agg["long_read_share"]

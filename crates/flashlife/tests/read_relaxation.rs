@@ -75,8 +75,14 @@ fn hints_halve_read_induced_spent_lifetime_at_a_small_latency_cost() {
     };
     let none = run(&["reliability.read_reclaim=\"none\""]);
     let aggressive = run(&["reliability.read_reclaim=\"error_based\""]);
-    // The application accepts one retry (2 attempts of 70 + 41 us).
-    let hinted = run(&["reliability.read_reclaim=\"hinted\"", "reliability.hints=[{lba_start=0, budget_us=250}]"]);
+    // The application accepts one retry (2 attempts of 70 + 41 us), its budget compared with
+    // the page's flash time alone (`hint_latency = "page"`: at the request level, the host
+    // transfer on top leaves no retry in 250 us; that comparison is tested below).
+    let hinted = run(&[
+        "reliability.read_reclaim=\"hinted\"",
+        "reliability.hint_latency=\"page\"",
+        "reliability.hints=[{lba_start=0, budget_us=250}]",
+    ]);
     let (n, a, h) = (&none.summary, &aggressive.summary, &hinted.summary);
     eprintln!(
         "no reclaim: {} uncorrectable reads, long-read share {:.4}",
@@ -348,4 +354,167 @@ fn budgets_from_the_trace_column_reach_the_reclaim_policy() {
     .summary;
     assert_eq!(s.host.read_requests, 2700);
     assert_eq!(s.reliability.hinted_reads, budgeted);
+}
+
+/// Every other read twice as long (two pages): hints must then count the request's pages,
+/// not one page's flash time.
+struct AlternateSizes {
+    inner: PoissonRandom,
+    last_slot: u64,
+    reads: u64,
+}
+
+impl Workload for AlternateSizes {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        let mut r = self.inner.next_request()?.expect("endless");
+        if r.kind == IoKind::Read {
+            self.reads += 1;
+            if self.reads.is_multiple_of(2) && r.offset / r.size < self.last_slot {
+                r.size *= 2;
+            }
+        }
+        Ok(Some(r))
+    }
+}
+
+/// The file server with every other read two pages long, for `days`; long reads are those
+/// over 600 us, the budget of the hints below (one-page reads may then retry 4 times, two-page
+/// reads once).
+fn budget_run(days: u32, extra: &[&str]) -> RunOutput {
+    let mut sets: Vec<String> = vec![format!("run.until=\"time:{days}d\""), "reliability.long_read_us=600".into()];
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    let sets = drive(&sets);
+    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let cfg = common::config(&refs);
+    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
+    let bytes = layout.logical_units as u64 * layout.unit_bytes;
+    let spec = PoissonSpec { rate_per_s: 2.0, ..file_server() };
+    let inner = PoissonRandom::new(spec, bytes, stream_seed(cfg.seed, "workload")).unwrap();
+    let wl = AlternateSizes { inner, last_slot: bytes / 16384 - 1, reads: 0 };
+    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
+    sim.set_open_loop(true);
+    sim.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+const HINT_600: &str = "reliability.hints=[{budget_us=600}]";
+const HINT_400: &str = "reliability.hints=[{budget_us=400}]";
+
+#[test]
+fn request_level_hints_keep_their_budget_and_postponed_reclaim_erases_no_more() {
+    let aggressive = budget_run(10, &["reliability.read_reclaim=\"error_based\""]);
+    let hinted = |extra: &[&str]| {
+        let mut v = vec!["reliability.read_reclaim=\"hinted\"", HINT_600];
+        v.extend_from_slice(extra);
+        budget_run(10, &v)
+    };
+    let page = hinted(&["reliability.hint_latency=\"page\""]);
+    let request = hinted(&[]);
+    let postponed = hinted(&["reliability.reclaim_when=\"idle\""]);
+    let aggressive_postponed =
+        budget_run(10, &["reliability.read_reclaim=\"error_based\"", "reliability.reclaim_when=\"idle\""]);
+    let r = |o: &RunOutput| o.summary.reliability.clone();
+    for (name, o) in [
+        ("aggressive", &aggressive),
+        ("aggressive, postponed", &aggressive_postponed),
+        ("hints, page time", &page),
+        ("hints, request", &request),
+        ("hints, request, postponed", &postponed),
+    ] {
+        let s = r(o);
+        eprintln!(
+            "{name}: reclaim erases {}, over 600 us {} ({:.4}%), in idle {:?}, read mean {:.1} us",
+            s.reclaim_erases,
+            s.long_reads,
+            100.0 * s.long_read_share,
+            s.reclaims_in_idle,
+            o.summary.latency_us.read.mean
+        );
+        assert_eq!(s.uncorrectable_reads, 0, "{name}");
+    }
+    // Every read is hinted; the page-time comparison breaks the promise on two-page reads.
+    assert_eq!(request.summary.reliability.hinted_reads, request.summary.host.read_requests);
+    assert!(r(&page).long_reads > r(&aggressive).long_reads, "the old comparison must show the broken promise");
+    // Hinted reads exceed their budget no more often than under aggressive reclaim ...
+    for o in [&request, &postponed] {
+        assert!(r(o).long_read_share <= r(&aggressive).long_read_share, "{:?}", r(o));
+    }
+    // ... while still saving reclaim erases.
+    assert!(r(&request).reclaim_erases < r(&aggressive).reclaim_erases);
+    // Postponed to idle windows, reclaim is done there (the rest at its deadline) and erases
+    // no more than when done at once (measured: 982 and 982 with hints, 1703 and 1703
+    // aggressive: the same blocks become due).
+    for (p, i) in [(&postponed, &request), (&aggressive_postponed, &aggressive)] {
+        assert!(r(p).reclaim_erases <= r(i).reclaim_erases, "postponed {:?} against immediate {:?}", r(p), r(i));
+    }
+    assert!(r(&postponed).reclaims_in_idle.unwrap() > 0);
+    assert_eq!(r(&request).reclaims_in_idle, None, "reported only when reclaim is postponed");
+}
+
+mod shared_traces {
+    use super::*;
+
+    /// The web-search trace (MQSim format) at its own rate, one simulated read for 100, on the
+    /// test drive filled sequentially, for `days`.
+    fn wsrch(days: u32, extra: &[&str]) -> RunOutput {
+        let trace =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mqsim/wsrch-small.trace");
+        assert!(trace.exists(), "needs ../shared/traces: {} not found", trace.display());
+        let p = PowerLawParams::tlc_3d();
+        let mut sets: Vec<String> =
+            drive(&[]).into_iter().filter(|s| !s.starts_with("reliability.power_law=")).collect();
+        sets.extend([
+            format!(
+                "reliability.power_law={{epsilon={:e}, alpha={:e}, k={}, beta={:e}, m={}, n={}, gamma={:e}, p={}, q={}}}",
+                p.epsilon, p.alpha, p.k, p.beta, p.m, p.n, p.gamma * 100.0, p.p, p.q
+            ),
+            "workload.kind=\"trace\"".into(),
+            format!("workload.trace.path={:?}", trace.display().to_string()),
+            "workload.trace.format=\"mqsim\"".into(),
+            "workload.trace.loops=0".into(),
+            "workload.trace.time_scale=100".into(),
+            "workload.trace.fold=\"modulo\"".into(),
+            "ftl.precondition=\"full\"".into(),
+            "reliability.long_read_us=400".into(),
+            format!("run.until=\"time:{days}d\""),
+        ]);
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let mut sim = Simulator::new(common::config(&refs)).unwrap();
+        sim.set_open_loop(true);
+        sim.run().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
+    fn web_search_hints_keep_their_budget() {
+        let aggressive = wsrch(3, &["reliability.read_reclaim=\"error_based\""]);
+        let hinted = |extra: &[&str]| {
+            let mut v = vec!["reliability.read_reclaim=\"hinted\"", HINT_400];
+            v.extend_from_slice(extra);
+            wsrch(3, &v)
+        };
+        let page = hinted(&["reliability.hint_latency=\"page\""]);
+        let request = hinted(&[]);
+        let postponed = hinted(&["reliability.reclaim_when=\"idle\""]);
+        let r = |o: &RunOutput| o.summary.reliability.clone();
+        for (name, o) in
+            [("aggressive", &aggressive), ("page", &page), ("request", &request), ("request, postponed", &postponed)]
+        {
+            let s = r(o);
+            eprintln!(
+                "wsrch {name}: reclaim erases {}, over 400 us {:.4}%, in idle {:?}",
+                s.reclaim_erases,
+                100.0 * s.long_read_share,
+                s.reclaims_in_idle
+            );
+        }
+        // The page-time comparison breaks the promise (issue 19: 0.049% -> 0.186%); the
+        // request-level one keeps it. Measured (3 days): aggressive 0.0460%, page 0.1872%,
+        // request 0.0460%, request postponed 0.0461% (one read more: an idle-window reclaim
+        // runs into the next arrival as an immediate one would), so the postponed run within 1%.
+        assert!(r(&page).long_read_share > 2.0 * r(&aggressive).long_read_share);
+        assert!(r(&request).long_read_share <= r(&aggressive).long_read_share, "{:?}", r(&request));
+        assert!(r(&postponed).long_read_share <= 1.01 * r(&aggressive).long_read_share, "{:?}", r(&postponed));
+        assert!(r(&postponed).reclaim_erases <= r(&request).reclaim_erases);
+    }
 }

@@ -85,12 +85,32 @@ choice! {
 
 choice! {
     /// `reliability.rber_set`: the RBER coefficients of `power_law`.
-    RberSet { Tlc3d = "tlc-3d", Mlc2d = "mlc-2d", Custom = "custom" }
+    RberSet { Tlc3d = "tlc-3d", Tlc3dRelaxation = "tlc-3d-relaxation", Mlc2d = "mlc-2d", Custom = "custom" }
 }
 
 choice! {
     /// `reliability.read_reclaim`: when a block is rewritten because of its reads.
-    ReadReclaim { None = "none", ReadCount = "read_count", ErrorBased = "error_based", Hinted = "hinted" }
+    ReadReclaim {
+        None = "none",
+        ReadCount = "read_count",
+        ErrorBased = "error_based",
+        Hinted = "hinted",
+        RetryOnly = "retry_only",
+    }
+}
+
+choice! {
+    /// `reliability.hint_latency`: what a hint's budget is compared with. `request`: the read
+    /// request's predicted latency at the host (its pages' attempts, the die's queue and the
+    /// host transfer, as the scheduler costs them); `page`: one page's flash attempts alone.
+    HintLatency { Request = "request", Page = "page" }
+}
+
+choice! {
+    /// `reliability.reclaim_when`: when a reclaim the policy asks for is done. `immediate`: right
+    /// after the triggering read; `idle`: in the next idle window of the block's die, unless the
+    /// block reaches its deadline (halfway from the policy's margin to its limit) first.
+    ReclaimWhen { Immediate = "immediate", Idle = "idle" }
 }
 
 choice! {
@@ -131,6 +151,20 @@ impl WearMeasure {
     /// The default (for `skip_serializing_if`).
     pub fn is_erases(&self) -> bool {
         *self == WearMeasure::Erases
+    }
+}
+
+impl ReclaimWhen {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_immediate(&self) -> bool {
+        *self == ReclaimWhen::Immediate
+    }
+}
+
+impl HintLatency {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_request(&self) -> bool {
+        *self == HintLatency::Request
     }
 }
 

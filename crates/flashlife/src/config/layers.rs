@@ -22,6 +22,8 @@ const OPTIONAL_KEYS: &[&str] = &[
     "workload.trace.stream",
     "cache",
     "mapping_cache",
+    "reliability.reclaim_when",
+    "reliability.hint_latency",
     "ftpassd",
     // An array of tables, each checked by its type (unknown keys refused there).
     "flows",

@@ -31,9 +31,9 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HotColdKind, Interface,
-    OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim, ReliabilityModel,
-    SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HintLatency, HotColdKind,
+    Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim,
+    ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
 pub use flows::{FlowConfig, FlowPriority};
 pub use ftpassd::FtPassdConfig;

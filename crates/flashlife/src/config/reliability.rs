@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::flash::rber::{EccParams, PowerLawParams, ReadRetryParams};
 
-use super::{RberSet, ReadReclaim, ReliabilityModel};
+use super::{HintLatency, RberSet, ReadReclaim, ReclaimWhen, ReliabilityModel};
 
 /// `[reliability]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -16,6 +16,8 @@ pub struct ReliabilityConfig {
     /// `power_law` (RBER from wear, retention and read disturb; ECC; read retry).
     pub model: ReliabilityModel,
     /// RBER coefficients for `power_law`: `tlc-3d` (ours, calibrated to anchor points),
+    /// `tlc-3d-relaxation` (`tlc-3d` with its read disturb fitted to the read-relaxation
+    /// paper's characterisation),
     /// `mlc-2d` (published 2y-nm MLC fit) or `custom` (`reliability.power_law`).
     pub rber_set: RberSet,
     /// Coefficients used when `rber_set = "custom"` (defaults: the `mlc-2d` set).
@@ -31,14 +33,25 @@ pub struct ReliabilityConfig {
     /// an aged drive without simulating the writes that aged it.
     pub base_cycles: u32,
     /// Read reclaim policy: `none`, `read_count` (reclaim at `read_count_threshold` reads since
-    /// erase), `error_based` (reclaim before any read of the block needs a retry) or `hinted`
-    /// (postpone reclaim while the predicted read latency fits the hint budget of the data read).
+    /// erase), `error_based` (reclaim before any read of the block needs a retry), `hinted`
+    /// (postpone reclaim while the predicted read latency fits the hint budget of the data read)
+    /// or `retry_only` (reclaim only as a last resort, before the worst page would be
+    /// uncorrectable).
     pub read_reclaim: ReadReclaim,
     /// Reads since erase at which `read_count` reclaims a block.
     pub read_count_threshold: u32,
     /// `error_based` and `hinted` reclaim when the predicted worst-page RBER reaches this
     /// fraction of the limit they keep (no retry; the hint's retries; the last retry step).
     pub reclaim_margin: f64,
+    /// When a reclaim is done: `immediate` (after the triggering read) or `idle` (postponed to
+    /// an idle window of the block's die, with a deadline before the limit).
+    #[serde(skip_serializing_if = "ReclaimWhen::is_immediate")]
+    pub reclaim_when: ReclaimWhen,
+    /// What a budget is compared with: `request` (the request's predicted latency: pages x
+    /// attempts x attempt time + the die's queue + the host transfer) or `page` (one page's
+    /// flash attempts).
+    #[serde(skip_serializing_if = "HintLatency::is_request")]
+    pub hint_latency: HintLatency,
     /// Read latency budget in microseconds for reads no hint covers; 0 allows no retry.
     pub default_budget_us: f64,
     /// Hint commands: read latency budgets by LBA range and/or stream (namespace).
@@ -60,6 +73,8 @@ impl Default for ReliabilityConfig {
             read_reclaim: ReadReclaim::None,
             read_count_threshold: 100_000,
             reclaim_margin: 0.9,
+            reclaim_when: ReclaimWhen::Immediate,
+            hint_latency: HintLatency::Request,
             default_budget_us: 0.0,
             hints: Vec::new(),
             long_read_us: 400.0,
@@ -106,7 +121,7 @@ impl ReliabilityConfig {
         if !(self.page_sigma.is_finite() && (0.0..=2.0).contains(&self.page_sigma)) {
             return Err(Error::config("reliability.page_sigma", self.page_sigma, "a sigma in [0, 2]"));
         }
-        if matches!(self.read_reclaim, ReadReclaim::ErrorBased | ReadReclaim::Hinted)
+        if matches!(self.read_reclaim, ReadReclaim::ErrorBased | ReadReclaim::Hinted | ReadReclaim::RetryOnly)
             && self.model == ReliabilityModel::None
         {
             return Err(Error::config(

@@ -236,6 +236,9 @@ impl Ftl {
     /// the window closes, so background work does not run into the next host command's time
     /// (a victim started near the end may still overrun: GC is not preempted).
     pub fn idle(&mut self, from: u64, until: u64) {
+        if !self.postponed.is_empty() {
+            self.reclaim_idle(from, until); // read reclaim postponed to idle time (maintenance.rs)
+        }
         if !self.background_gc {
             return;
         }

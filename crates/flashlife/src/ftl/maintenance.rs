@@ -23,6 +23,29 @@ impl Ftl {
         done
     }
 
+    /// Postponed reclaims (`reliability.reclaim_when = "idle"`), oldest first, each started
+    /// when its die is idle in `[from, until)`; blocks erased since they became due are dropped.
+    /// A block whose die stays busy waits for the next window (or its deadline, at a read).
+    pub(super) fn reclaim_idle(&mut self, from: u64, until: u64) {
+        let mut i = 0;
+        while i < self.postponed.len() && self.death.is_none() {
+            let (block, erases) = self.postponed[i];
+            let state = self.blocks.state[block as usize];
+            if self.flash.erase_count(block) != erases || !matches!(state, BlockState::Full | BlockState::Open) {
+                self.postponed.remove(i);
+                continue;
+            }
+            let Some(start) = self.sched.idle_start(self.die_of_block(block), from, until) else {
+                i += 1;
+                continue;
+            };
+            self.postponed.remove(i);
+            self.counters.reclaims_in_idle += 1;
+            self.reclaim_queue.push(block);
+            self.reclaim_pending(start);
+        }
+    }
+
     /// Reclaim one block: a full one is cleaned; an open one (a read-only workload never fills
     /// it) is closed first, its buffered page's units coming from the controller.
     pub(super) fn reclaim_block(&mut self, block: u32, plane: u32, ready: u64) -> u64 {

@@ -49,7 +49,7 @@ use bad_block::{BadBlockPolicy, FailureAction, RetireOnFailure, SkipState};
 use fastdiv::Divisor;
 pub(crate) use gc_job::{BlockShape, CleanJob, Cleaner};
 use oracle::Oracle;
-use read_model::{NoReadModel, ReadModel};
+use read_model::{NoReadModel, ReadModel, RequestTiming};
 use second_write::{SecondWriteTechnique, SecondWrites, Verdict};
 use victim::VictimPolicy;
 use wear_leveling::{NoWearLeveling, PoolWear, ThresholdWearLeveling, WearLeveling};
@@ -171,6 +171,17 @@ pub struct Ftl {
     reads: Box<dyn ReadModel>,
     /// Blocks a reclaim policy asked to rewrite, done at the end of the host read.
     reclaim_queue: Vec<u32>,
+    /// Reclaims postponed to idle windows (`reliability.reclaim_when = "idle"`): the block and
+    /// its erase count when the reclaim became due (a block erased since is no longer due).
+    #[serde(default)]
+    postponed: Vec<(u32, u32)>,
+    /// The read model wants each host read's predicted timing (cached: asked once).
+    #[serde(default)]
+    request_timing: bool,
+    /// The host read in progress, when `request_timing`: its pages, its dies' queue and its
+    /// host transfer (from the scheduler). Lives within one read call.
+    #[serde(skip)]
+    request: RequestTiming,
     /// What host trims did to the map (`trim.rs`).
     #[serde(default)]
     trims: trim::TrimCounters,
@@ -353,6 +364,9 @@ impl Ftl {
             technique: None,
             reads: Box::new(NoReadModel),
             reclaim_queue: Vec::new(),
+            postponed: Vec::new(),
+            request_timing: false,
+            request: RequestTiming::default(),
             trims: trim::TrimCounters::default(),
             cmt: None,
             gc_regions: None,
@@ -376,6 +390,7 @@ impl Ftl {
 
     /// Replace the read model (error-aware reads, read reclaim, hints).
     pub fn set_read_model(&mut self, model: Box<dyn ReadModel>) {
+        self.request_timing = model.wants_request_timing();
         self.reads = model;
     }
 

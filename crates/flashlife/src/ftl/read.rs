@@ -84,7 +84,30 @@ impl Ftl {
     /// its own latency budget in us (`budget_us`, 0 = none), which wins over hint commands.
     pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
         self.reads.begin_host_read(first, units, stream, budget_us);
+        if self.request_timing {
+            // Before any of the request's pages is submitted: its own pages are not its queue.
+            let (pages, queue_ns) = self.pages_and_queue(first, units, ready);
+            let host_ns = self.sched.cost_ns(&Transaction::host(units as u64 * self.unit_bytes));
+            self.request = RequestTiming { pages, attempt_ns: 0, queue_ns, host_ns };
+        }
         self.read(first, units, ready)
+    }
+
+    /// Pages a read of `units` units from `first` senses (runs of units on one page), and the
+    /// longest queue the scheduler reports for their dies at `ready`.
+    fn pages_and_queue(&self, first: u32, units: u32, ready: u64) -> (u32, u64) {
+        let mut runs = PageRuns::new();
+        let (mut pages, mut queue) = (0, 0);
+        for lpn in first..first + units {
+            let slot = self.map.slot(lpn);
+            if slot != UNMAPPED {
+                let block = self.block_of(slot);
+                let key = block * self.geo.pages_per_block + self.page_of(slot);
+                pages += runs.add(key).is_some() as u32;
+                queue = queue.max(self.sched.die_backlog_ns(self.die_of_block(block), ready));
+            }
+        }
+        (pages + runs.finish().is_some() as u32, queue)
     }
 
     /// Sense one page and move `units` of its units over the channel; pages not yet
@@ -96,10 +119,15 @@ impl Ftl {
             return ready;
         }
         let mode = self.flash.mode(block);
-        let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
-        self.counters.page_reads.add(cause, 1);
         let die = self.die_of_block(block);
         let tx = Transaction::read(die, block, page, mode, units as u64 * self.unit_bytes, cause);
+        if self.request_timing && cause == Cause::Host {
+            // The scheduler priced the attempt, the queue and the host transfer; the read model
+            // compares their sum with the budget.
+            self.reads.request_timing(RequestTiming { attempt_ns: self.sched.cost_ns(&tx), ..self.request });
+        }
+        let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
+        self.counters.page_reads.add(cause, 1);
         // Every attempt (the first read, then each retry step) senses and transfers again.
         let mut done = ready;
         for _ in 0..=outcome.steps {
@@ -112,8 +140,12 @@ impl Ftl {
         if outcome.uncorrectable {
             self.lose_page(block, page);
         }
-        if outcome.reclaim && !self.reclaim_queue.contains(&block) {
-            self.reclaim_queue.push(block);
+        if outcome.urgent {
+            if !self.reclaim_queue.contains(&block) {
+                self.reclaim_queue.push(block);
+            }
+        } else if outcome.reclaim && !self.postponed.iter().any(|&(b, _)| b == block) {
+            self.postponed.push((block, self.flash.erase_count(block)));
         }
         done
     }

@@ -18,7 +18,7 @@
 //! worst page, `(steps + 1) * (tR + transfer)`, stays within the budget of the data read, and
 //! is always reclaimed before its worst page could become uncorrectable.
 
-use crate::config::{Config, ReadReclaim, ReliabilityConfig, ReliabilityModel};
+use crate::config::{Config, HintLatency, ReadReclaim, ReclaimWhen, ReliabilityConfig, ReliabilityModel};
 use crate::error::Result;
 use crate::flash::rber::{PowerLawRber, RberTerms, ReadRetry};
 use crate::flash::{BitMode, FlashArray};
@@ -35,11 +35,14 @@ pub struct ReadOutcome {
     pub uncorrectable: bool,
     /// The block should be reclaimed (host reads only).
     pub reclaim: bool,
+    /// ... and now: its deadline is reached (or reclaim is not postponed). A reclaim that is
+    /// due but not urgent waits for an idle window of the block's die.
+    pub urgent: bool,
 }
 
 impl ReadOutcome {
     /// A first read that decodes, no reclaim.
-    pub const CLEAN: ReadOutcome = ReadOutcome { steps: 0, uncorrectable: false, reclaim: false };
+    pub const CLEAN: ReadOutcome = ReadOutcome { steps: 0, uncorrectable: false, reclaim: false, urgent: false };
 }
 
 /// The FTL's read-reliability hook, called for every page sensed.
@@ -56,6 +59,15 @@ pub trait ReadModel: Send {
     /// `block` is opened for programming at `now`: its data's retention clock starts.
     fn on_open(&mut self, _block: u32, _now: u64) {}
 
+    /// Does the model compare budgets with the request's predicted latency? Then the FTL
+    /// reports each host read's [`RequestTiming`] before its pages are sensed.
+    fn wants_request_timing(&self) -> bool {
+        false
+    }
+
+    /// The timing of the host read whose next page is sensed: durations the scheduler computed.
+    fn request_timing(&mut self, _timing: RequestTiming) {}
+
     /// Host page reads by retry steps needed (index = steps); the last entry counts
     /// uncorrectable reads. Empty when there is no error model.
     fn retry_histogram(&self) -> &[u64] {
@@ -69,6 +81,20 @@ pub trait ReadModel: Send {
 
     /// Clear the statistics (after preconditioning).
     fn reset_stats(&mut self) {}
+}
+
+/// What the scheduler predicts for a host read request, page by page: the FTL asks the
+/// scheduler (the timing layer computes every duration) and hands the answers on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestTiming {
+    /// Pages the request senses.
+    pub pages: u32,
+    /// One attempt at the page being sensed (sensing and transfer).
+    pub attempt_ns: u64,
+    /// The longest queue of the request's dies when it is issued.
+    pub queue_ns: u64,
+    /// The request's transfer to the host.
+    pub host_ns: u64,
 }
 
 /// The baseline: every read decodes at once, nothing is ever reclaimed.
@@ -99,6 +125,16 @@ pub struct BlockReadState<'a> {
     pub attempt_ns: u64,
     /// Latency budget of the data being read (hint command or `reliability.default_budget_us`).
     pub budget_ns: u64,
+    /// Pages of the request being read (1 when budgets are compared with one page's time).
+    pub pages: u32,
+    /// The request's wait besides its pages' attempts (the die's queue, the host transfer;
+    /// 0 when budgets are compared with one page's time).
+    pub overhead_ns: u64,
+    /// The fewest retries any earlier read of the block's data allowed since it was written,
+    /// its queue left out (`u32::MAX`: no limit yet): the block keeps the promise made to its
+    /// strictest reader, not only to the one reading it now. A queue passes; a request's size
+    /// and budget are properties of the data's readers.
+    pub strictest_steps: u32,
 }
 
 impl BlockReadState<'_> {
@@ -126,12 +162,15 @@ impl BlockReadState<'_> {
         (steps as u64 + 1).saturating_mul(self.attempt_ns)
     }
 
-    /// Retry steps the budget allows: the largest s with `(s + 1) * attempt <= budget`, at
-    /// least 0 (a read without retry is always accepted) and at most the last retry step.
+    /// Retry steps the budget allows: the largest s with
+    /// `overhead + pages * (s + 1) * attempt <= budget` (every page of the request as bad as the
+    /// block's worst), at least 0 (a read without retry is always accepted: reclaim cannot
+    /// make it faster) and at most the last retry step.
     pub fn allowed_steps(&self) -> u32 {
         let max = self.retry.map_or(0, |r| r.params().max_steps);
-        let attempts = self.budget_ns / self.attempt_ns.max(1);
-        (attempts.saturating_sub(1)).min(max as u64) as u32
+        let per_attempt = self.attempt_ns.max(1).saturating_mul(self.pages.max(1) as u64);
+        let attempts = self.budget_ns.saturating_sub(self.overhead_ns) / per_attempt;
+        (attempts.saturating_sub(1)).min(max as u64).min(self.strictest_steps as u64) as u32
     }
 }
 
@@ -142,6 +181,18 @@ pub trait ReclaimPolicy: Send {
     fn name(&self) -> &'static str;
     /// Reclaim the block now?
     fn reclaim(&self, state: &BlockReadState) -> bool;
+    /// When reclaim is postponed to idle time: must it be done now, before the limit the
+    /// policy keeps is reached? (Policies without a margin cannot wait.)
+    fn deadline(&self, state: &BlockReadState) -> bool {
+        self.reclaim(state)
+    }
+}
+
+/// The margin at which a postponed reclaim's deadline falls: halfway from the policy's
+/// margin to its limit (ours: late enough to leave idle windows time, early enough that the
+/// read after the one that finds the deadline is still inside the limit).
+fn deadline_margin(margin: f64) -> f64 {
+    0.5 * (1.0 + margin)
 }
 
 /// Never reclaim: reads slow down (retries) and eventually fail.
@@ -189,6 +240,9 @@ impl ReclaimPolicy for ErrorBasedReclaim {
     fn reclaim(&self, s: &BlockReadState) -> bool {
         exceeds(s, self.margin, 0)
     }
+    fn deadline(&self, s: &BlockReadState) -> bool {
+        exceeds(s, deadline_margin(self.margin), 0)
+    }
 }
 
 /// Read latency relaxation: keep the block while the worst page's predicted latency (with the
@@ -207,6 +261,34 @@ impl ReclaimPolicy for HintedReclaim {
     fn reclaim(&self, s: &BlockReadState) -> bool {
         exceeds(s, self.margin, s.allowed_steps())
     }
+    fn deadline(&self, s: &BlockReadState) -> bool {
+        exceeds(s, deadline_margin(self.margin), s.allowed_steps())
+    }
+}
+
+/// Retry-only firmware (the paper's SSD-I/-J, which keep their long reads): retries absorb the
+/// errors; the block is rewritten only as a last resort, when its worst page (with the margin)
+/// would be past the last retry step, before any data is lost.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RetryOnlyReclaim {
+    pub margin: f64,
+}
+
+#[typetag::serde]
+impl ReclaimPolicy for RetryOnlyReclaim {
+    fn name(&self) -> &'static str {
+        "retry_only"
+    }
+    fn reclaim(&self, s: &BlockReadState) -> bool {
+        exceeds(s, self.margin, last_step(s))
+    }
+    fn deadline(&self, s: &BlockReadState) -> bool {
+        exceeds(s, deadline_margin(self.margin), last_step(s))
+    }
+}
+
+fn last_step(s: &BlockReadState) -> u32 {
+    s.retry.map_or(0, |r| r.params().max_steps)
 }
 
 /// Does the worst page (with the margin) need more than `allowed` retries, and more than a
@@ -307,6 +389,19 @@ pub struct ErrorAwareReads {
     hints: HintTable,
     unit_bytes: u64,
     budget_ns: u64,
+    /// Compare budgets with the request's predicted latency (`reliability.hint_latency`).
+    #[serde(default)]
+    request_level: bool,
+    /// The current host read's timing, as the FTL last reported it (within one read call).
+    #[serde(skip)]
+    timing: RequestTiming,
+    /// Postpone reclaims to idle windows (`reliability.reclaim_when = "idle"`).
+    #[serde(default)]
+    postpone: bool,
+    /// Per block, the fewest retries a read of its data allowed since it was written
+    /// (request-level hints only; `u8::MAX`: none yet).
+    #[serde(default)]
+    strictest: Vec<u8>,
     histogram: Vec<u64>,
     hinted_reads: u64,
 }
@@ -373,21 +468,49 @@ impl ReadModel for ErrorAwareReads {
             }
         }
         if host {
-            let state = BlockReadState {
+            let t = &self.timing;
+            let (attempt_ns, pages, overhead_ns) = if self.request_level {
+                (t.attempt_ns, t.pages, t.queue_ns.saturating_add(t.host_ns))
+            } else {
+                (self.attempt_ns[mode], 1, 0)
+            };
+            let strictest = self.strictest.get(block as usize).map_or(u32::MAX, |&x| x as u32);
+            let mut state = BlockReadState {
                 reads_since_erase: flash.reads_since_erase(block).saturating_add(1),
                 worst_rber: nominal * self.worst_factor,
                 worst_fresh_rber: (terms.floor + terms.wear) * self.worst_factor,
                 retry: self.retry[mode].as_ref(),
-                attempt_ns: self.attempt_ns[mode],
+                attempt_ns,
                 budget_ns: self.budget_ns,
+                pages,
+                overhead_ns,
+                strictest_steps: u32::MAX,
             };
+            if let Some(x) = self.strictest.get_mut(block as usize) {
+                let without_queue = BlockReadState { overhead_ns: self.timing.host_ns, ..state };
+                *x = (*x as u32).min(without_queue.allowed_steps()) as u8;
+                state = BlockReadState { strictest_steps: strictest, ..without_queue };
+                state.overhead_ns = overhead_ns;
+            }
             out.reclaim = self.reclaim.reclaim(&state);
+            out.urgent = out.reclaim && (!self.postpone || self.reclaim.deadline(&state));
         }
         out
     }
 
     fn on_open(&mut self, block: u32, now: u64) {
         self.programmed_at[block as usize] = now;
+        if let Some(x) = self.strictest.get_mut(block as usize) {
+            *x = u8::MAX; // new data: no reader has asked anything of it yet
+        }
+    }
+
+    fn wants_request_timing(&self) -> bool {
+        self.request_level
+    }
+
+    fn request_timing(&mut self, timing: RequestTiming) {
+        self.timing = timing;
     }
 
     fn retry_histogram(&self) -> &[u64] {
@@ -410,6 +533,7 @@ pub fn build_policy(cfg: &ReliabilityConfig) -> Box<dyn ReclaimPolicy> {
         ReadReclaim::ReadCount => Box::new(ReadCountReclaim { threshold: cfg.read_count_threshold }),
         ReadReclaim::ErrorBased => Box::new(ErrorBasedReclaim { margin: cfg.reclaim_margin }),
         ReadReclaim::Hinted => Box::new(HintedReclaim { margin: cfg.reclaim_margin }),
+        ReadReclaim::RetryOnly => Box::new(RetryOnlyReclaim { margin: cfg.reclaim_margin }),
         ReadReclaim::None => Box::new(NoReclaim),
     }
 }
@@ -429,6 +553,8 @@ pub fn error_aware(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64)
     let r = &cfg.reliability;
     let with_model = r.model == ReliabilityModel::PowerLaw;
     let rber = if with_model { Some(PowerLawRber::new(r.rber_params()?)?) } else { None };
+    // Only a budget-aware policy needs the request's timing.
+    let request_level = r.hint_latency == HintLatency::Request && r.read_reclaim == ReadReclaim::Hinted;
     let mut retry: [Option<ReadRetry>; 4] = [None, None, None, None];
     let mut attempt_ns = [0u64; 4];
     for mode in BitMode::ALL {
@@ -454,6 +580,10 @@ pub fn error_aware(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64)
         hints: HintTable::new(r),
         unit_bytes,
         budget_ns: 0,
+        request_level,
+        timing: RequestTiming::default(),
+        postpone: r.reclaim_when == ReclaimWhen::Idle,
+        strictest: if request_level { vec![u8::MAX; flash.geo.blocks() as usize] } else { Vec::new() },
         histogram: vec![0; r.read_retry.max_steps as usize + 2],
         hinted_reads: 0,
     })
@@ -530,6 +660,9 @@ mod tests {
             retry: Some(&retry),
             attempt_ns: 100_000,
             budget_ns,
+            pages: 1,
+            overhead_ns: 0,
+            strictest_steps: u32::MAX,
         };
         assert_eq!(s(0).allowed_steps(), 0);
         assert_eq!(s(199_999).allowed_steps(), 0);
@@ -537,6 +670,14 @@ mod tests {
         assert_eq!(s(450_000).allowed_steps(), 3);
         assert_eq!(s(u64::MAX).allowed_steps(), 8, "capped at the last retry step");
         assert_eq!(s(0).latency_ns(3), 400_000);
+        // At the request level: two pages, 50 us of queue and host transfer on top.
+        let r = |budget_ns| BlockReadState { pages: 2, overhead_ns: 50_000, ..s(budget_ns) };
+        assert_eq!(r(249_999).allowed_steps(), 0, "two pages, one attempt each, do not fit");
+        assert_eq!(r(450_000).allowed_steps(), 1, "2 x 2 attempts + 50 us = 450 us");
+        assert_eq!(r(649_999).allowed_steps(), 1);
+        assert_eq!(r(40_000).allowed_steps(), 0, "the queue alone passes the budget: no retry");
+        let strict = |budget_ns| BlockReadState { strictest_steps: 1, ..s(budget_ns) };
+        assert_eq!(strict(450_000).allowed_steps(), 1, "an earlier, stricter reader of the block caps it");
     }
 
     #[test]
@@ -557,6 +698,9 @@ mod tests {
                         retry: Some(&retry),
                         attempt_ns: 100_000,
                         budget_ns,
+                        pages: 1,
+                        overhead_ns: 0,
+                        strictest_steps: u32::MAX,
                     })
                 })
                 .unwrap()
@@ -573,6 +717,8 @@ mod tests {
         assert!(rel(h2, 0.9 * crit * f * f) < 0.003);
         assert!(rel(hmax, 0.9 * crit * f.powi(8)) < 0.003);
         assert!(hmax < crit * f.powi(8), "before uncorrectable");
+        // Retry-only reclaims where an unlimited hint does: at the last retry step, no sooner.
+        assert_eq!(first(&RetryOnlyReclaim { margin: 0.9 }, 0), hmax);
         // A block whose errors come from wear alone is not reclaimed for them.
         let worn = |worst: f64, fresh: f64| BlockReadState {
             reads_since_erase: 0,
@@ -581,6 +727,9 @@ mod tests {
             retry: Some(&retry),
             attempt_ns: 100_000,
             budget_ns: 0,
+            pages: 1,
+            overhead_ns: 0,
+            strictest_steps: u32::MAX,
         };
         let eb = ErrorBasedReclaim { margin: 0.9 };
         assert!(!eb.reclaim(&worn(2.0 * crit, 2.0 * crit)), "rewriting would not help");

@@ -250,7 +250,8 @@ pub(super) fn report(
             drive.as_ftl().map_or(0, |f| f.read_model().hinted_reads()),
             drive.flash().geo.blocks() as f64
                 * drive.flash().wear_model().rated_cycles(drive.flash().native_mode()).max(1.0),
-        ),
+        )
+        .with_reclaims_in_idle(cfg.reliability.reclaim_when == crate::config::ReclaimWhen::Idle, c),
         host,
         open_channel: drive.open_channel_summary(simulated),
         scheduler: drive.scheduler().summary(),

@@ -134,4 +134,7 @@ pub struct FlashCounters {
     pub uncorrectable_reads: u64,
     /// Blocks rewritten by read reclaim.
     pub reclaimed_blocks: u64,
+    /// Of those, the reclaims postponed to and done in idle windows.
+    #[serde(default)]
+    pub reclaims_in_idle: u64,
 }

@@ -95,6 +95,10 @@ pub struct ReliabilitySummary {
     pub reclaim_share_of_pe_budget: f64,
     /// ... and as a share of all erases of the run.
     pub reclaim_share_of_erases: f64,
+    /// Reclaims done in idle windows, when they are postponed there
+    /// (`reliability.reclaim_when = "idle"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reclaims_in_idle: Option<u64>,
 }
 
 impl ReliabilitySummary {
@@ -128,6 +132,13 @@ impl ReliabilitySummary {
             reclaim_erases,
             reclaim_share_of_pe_budget: if pe_budget > 0.0 { reclaim_erases as f64 / pe_budget } else { 0.0 },
             reclaim_share_of_erases: if erases == 0 { 0.0 } else { reclaim_erases as f64 / erases as f64 },
+            reclaims_in_idle: None,
         }
+    }
+
+    /// Report the reclaims done in idle windows (when reclaim is postponed there).
+    pub fn with_reclaims_in_idle(mut self, postponed: bool, c: &FlashCounters) -> Self {
+        self.reclaims_in_idle = postponed.then_some(c.reclaims_in_idle);
+        self
     }
 }

@@ -183,6 +183,16 @@ pub trait Scheduler: Send {
     /// least. A query; books nothing.
     fn die_free_at(&self, die: u32) -> u64;
 
+    /// How long `tx` takes on its resources with nothing in its way: for predictions (a read
+    /// attempt, a request's host transfer). A query; books nothing.
+    fn cost_ns(&self, tx: &Transaction) -> u64;
+
+    /// How long work submitted to `die` at `now` would wait for the die (its queue; for a
+    /// scheduler that lets host work pass background work, the host work queued). A query.
+    fn die_backlog_ns(&self, die: u32, now: u64) -> u64 {
+        self.die_free_at(die).saturating_sub(now)
+    }
+
     /// When background work could start on `die` in the idle window `[from, until)`:
     /// `None` if the die is busy until the window closes.
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64>;

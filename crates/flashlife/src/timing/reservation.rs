@@ -213,16 +213,21 @@ impl Scheduler for Reservation {
             if wait == Wait::DiesAndChannels {
                 start = start.max(self.channel_free[self.die_channel[d] as usize]);
             }
-            cost += match tx.op {
-                Op::Read => self.times.read_ns(tx.mode, tx.page) + self.channel_ns(tx.bytes),
-                Op::Program => self.times.program_ns(tx.mode, tx.page) + self.channel_ns(tx.bytes),
-                Op::Erase => self.times.erase_ns(tx.mode),
-                Op::HostTransfer => self.command_ns + tx.bytes * self.link_ps_per_byte / 1000,
-                Op::Dram => self.dram_ns,
-                Op::Encode => self.times.read_ns(tx.mode, tx.page) / 2,
-            };
+            cost += self.cost_ns(tx);
         }
         start + cost <= until
+    }
+
+    /// The transaction's array and channel (or link) times, summed.
+    fn cost_ns(&self, tx: &Transaction) -> u64 {
+        match tx.op {
+            Op::Read => self.times.read_ns(tx.mode, tx.page) + self.channel_ns(tx.bytes),
+            Op::Program => self.times.program_ns(tx.mode, tx.page) + self.channel_ns(tx.bytes),
+            Op::Erase => self.times.erase_ns(tx.mode),
+            Op::HostTransfer => self.command_ns + tx.bytes * self.link_ps_per_byte / 1000,
+            Op::Dram => self.dram_ns,
+            Op::Encode => self.times.read_ns(tx.mode, tx.page) / 2,
+        }
     }
 
     fn utilisation(&self) -> Utilisation {

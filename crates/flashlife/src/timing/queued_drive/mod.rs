@@ -521,6 +521,10 @@ impl Scheduler for QueuedScheduler {
         self.engine.now() + self.host_backlog_ns[die as usize]
     }
 
+    fn cost_ns(&self, tx: &Transaction) -> u64 {
+        self.engine.cost_ns(tx)
+    }
+
     /// From the clock (or `from`), if the die has no host work; background work submitted
     /// now yields to host work arriving later at its next transaction.
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64> {
