@@ -69,6 +69,14 @@ impl<S: Copy> BlockTable<S> {
         self.valid[block as usize] + self.lost[block as usize]
     }
 
+    /// `block` (in pool `pool`) is no longer a GC candidate (chosen as a victim, recycled).
+    /// Candidates are told to the victim policy only through the table, so the policy always
+    /// hears a block's victim key, never its bare valid count (a mismatch unlinks the block
+    /// from the wrong bucket and leaves it a candidate after it is erased).
+    pub fn withdraw(&self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
+        victim.remove(block, pool, self.victim_key(block));
+    }
+
     /// `block` lost `units` to a bad page: its capacity shrinks and the victim key keeps
     /// counting them. Called while the block is open (being programmed), so it is no GC
     /// candidate and no policy has to be told.

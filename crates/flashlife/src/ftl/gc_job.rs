@@ -206,7 +206,7 @@ pub(crate) trait Cleaner {
     /// Take `block` out of the candidates, move its data away and erase it.
     fn clean(&mut self, block: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
         let (t, victim) = self.parts_mut();
-        victim.remove(block, pool, t.victim_key(block));
+        t.withdraw(block, pool, victim);
         t.state[block as usize] = Self::CLEANING;
         let job = self.start_job(block, None, ready, cause, true);
         self.run_job(job)
@@ -256,7 +256,7 @@ mod tests {
         let victim = ftl.select_victim(plane).unwrap();
         let valid = ftl.blocks.valid[victim as usize];
         assert!(valid > 0, "the victim should hold data to move");
-        ftl.victim.remove(victim, plane, valid);
+        ftl.blocks.withdraw(victim, plane, ftl.victim.as_mut());
         ftl.blocks.state[victim as usize] = BlockState::Cleaning;
         let upp = ftl.upp_by_mode[ftl.flash.mode(victim).index()];
         let mut job = ftl.start_job(victim, None, 0, Cause::Gc, true);

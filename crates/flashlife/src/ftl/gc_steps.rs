@@ -128,7 +128,7 @@ impl Ftl {
         } else {
             self.pools[p].own.fruitless = 0;
         }
-        self.victim.remove(v, plane, self.blocks.valid[v as usize]);
+        self.blocks.withdraw(v, plane, self.victim.as_mut());
         self.blocks.state[v as usize] = BlockState::Cleaning;
         self.counters.gc_victims += 1;
         Some(self.start_job(v, None, now, Cause::Gc, true))

@@ -206,12 +206,8 @@ impl Ftl {
         self.map.claim(partner, UNMAPPED);
         let b = self.block_of(partner);
         self.note_page_invalid(b);
-        let old = self.blocks.victim_key(b);
-        self.blocks.valid[b as usize] -= 1;
         let plane = self.geo.plane_of_block(b);
-        if self.blocks.state[b as usize] == BlockState::Full {
-            self.victim.update(b, plane, old, old - 1);
-        }
+        self.blocks.unit_invalid(b, plane, self.victim.as_mut());
         self.pools[plane as usize].own.exhausted = false;
         if head {
             slot
@@ -295,7 +291,7 @@ impl Ftl {
     /// Recycle a GC victim: no data moves, its invalid pages become second-write space.
     pub fn recycle_block(&mut self, block: u32) {
         let plane = self.geo.plane_of_block(block);
-        self.victim.remove(block, plane, self.blocks.victim_key(block));
+        self.blocks.withdraw(block, plane, self.victim.as_mut());
         self.blocks.state[block as usize] = BlockState::Held;
         if let Some(sw) = self.sw.as_mut() {
             sw.kind[block as usize] = BlockKind::Recycled;
