@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use crate::config::{Arrivals, Interval, StopCondition};
 use crate::error::{Error, Result};
-use crate::workload;
 use crate::workload::{HostRequest, IoKind};
 
 use super::progress::{self, Progress};
@@ -143,21 +142,7 @@ impl Simulator {
                     self.ftl.prefetch_map(first, units);
                 }
             }
-            let (first, units) = units_of(unit, &req, logical_units)?;
-            let st = &mut self.state;
-            if let Some(bits) = st.touched.as_mut() {
-                for u in first..first + units {
-                    bits[(u >> 6) as usize] |= 1 << (u & 63);
-                }
-            }
-            if req.arrival_ns >= workload::MAX_ARRIVAL_NS {
-                return Err(Error::Run(format!(
-                    "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, workload.trace.time_scale and workload.arrival",
-                    st.requests,
-                    req.arrival_ns,
-                    workload::MAX_ARRIVAL_NS
-                )));
-            }
+            let (first, units) = self.checked_units(unit, &req, logical_units)?;
 
             // A scheduler that completes work after submission (the queued one, while timing
             // is on) is driven by its events: requests are issued at its clock and recorded

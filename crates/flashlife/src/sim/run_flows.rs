@@ -75,8 +75,15 @@ impl Simulator {
         Ok(true)
     }
 
-    /// The units `req` covers, marked as touched (trace runs), with its arrival checked.
-    fn checked_units(&mut self, unit: UnitSize, req: &workload::HostRequest, logical_units: u64) -> Result<(u32, u32)> {
+    /// The units `req` covers, marked as touched (trace runs), with its arrival checked: both
+    /// run loops (one workload, `run.rs`; several flows, here) go through it.
+    #[inline]
+    pub(super) fn checked_units(
+        &mut self,
+        unit: UnitSize,
+        req: &workload::HostRequest,
+        logical_units: u64,
+    ) -> Result<(u32, u32)> {
         let (first, units) = units_of(unit, req, logical_units)?;
         let st = &mut self.state;
         if let Some(bits) = st.touched.as_mut() {
@@ -86,7 +93,7 @@ impl Simulator {
         }
         if req.arrival_ns >= workload::MAX_ARRIVAL_NS {
             return Err(Error::Run(format!(
-                "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, time_scale and arrival",
+                "request {} arrives at {} ns, beyond the simulator's clock ({} ns, 146 years): check the trace's timestamps, workload.trace.time_scale and workload.arrival",
                 st.requests,
                 req.arrival_ns,
                 workload::MAX_ARRIVAL_NS
