@@ -487,10 +487,11 @@ impl ReadModel for ErrorAwareReads {
                 strictest_steps: u32::MAX,
             };
             if let Some(x) = self.strictest.get_mut(block as usize) {
+                // What this reader allows, its queue left out, joins the block's memory; the
+                // reader itself is held to the strictest earlier one (read before the update).
                 let without_queue = BlockReadState { overhead_ns: self.timing.host_ns, ..state };
                 *x = (*x as u32).min(without_queue.allowed_steps()) as u8;
-                state = BlockReadState { strictest_steps: strictest, ..without_queue };
-                state.overhead_ns = overhead_ns;
+                state.strictest_steps = strictest;
             }
             out.reclaim = self.reclaim.reclaim(&state);
             out.urgent = out.reclaim && (!self.postpone || self.reclaim.deadline(&state));
