@@ -234,17 +234,17 @@ fn lifetimes_with(mode: &str, reserve: f64, ws: f64, pool: bool) -> (u64, u64, u
 /// docs/techniques/zombienand.md ("Small grid") quotes them: a regression pin (deterministic
 /// runs, the project's own output; no external reference for the values).
 const SMALL_GRID_PIN: [((&str, f64, f64), f64); 12] = [
-    (("tlc", 0.07, 0.1), 1.015),
+    (("tlc", 0.07, 0.1), 1.003),
     (("tlc", 0.07, 1.0), 1.001),
-    (("tlc", 0.15, 0.1), 1.010),
-    (("tlc", 0.15, 1.0), 1.002),
-    (("tlc", 0.3, 0.1), 7.622),
-    (("tlc", 0.3, 1.0), 1.005),
+    (("tlc", 0.15, 0.1), 1.717),
+    (("tlc", 0.15, 1.0), 1.001),
+    (("tlc", 0.3, 0.1), 9.577),
+    (("tlc", 0.3, 1.0), 1.006),
     (("mlc", 0.07, 0.1), 1.001),
     (("mlc", 0.07, 1.0), 1.000),
     (("mlc", 0.15, 0.1), 1.001),
     (("mlc", 0.15, 1.0), 1.000),
-    (("mlc", 0.3, 0.1), 3.470),
+    (("mlc", 0.3, 0.1), 3.466),
     (("mlc", 0.3, 1.0), 1.000),
 ];
 
@@ -353,8 +353,8 @@ fn tlc_gains_exceed_mlcs_once_the_hot_set_fits_in_slc_zombies() {
     });
     let (t, m) = (tlc.1 as f64 / tlc.0 as f64, mlc.1 as f64 / mlc.0 as f64);
     println!("30% reserve, 2% working set: TLC {t:.2}x, MLC {m:.2}x");
-    // Against the levelled baseline the CI-scale drive reaches 8.5x here (7.6x at a 10% working
-    // set), not the paper's order of magnitude: see docs/techniques/zombienand.md.
+    // Against the levelled baseline the CI-scale drive reaches 9.1x here (9.6x at a 10% working
+    // set), short of the paper's order of magnitude: see docs/techniques/zombienand.md.
     assert!(t > 5.0, "TLC gain {t:.2}");
     assert!(t > m, "TLC gain {t:.2} not above MLC's {m:.2}");
 }
@@ -391,7 +391,7 @@ fn the_papers_early_switch_pool_costs_lifetime_against_the_levelled_baseline() {
     }
     assert!(ratios[0].0 < 0.995 && ratios[1].0 < 0.995, "the pool below the baseline: {ratios:?}");
     // Regression pin: (with the pool, without), to 4 decimals.
-    let pin = [(0.9075, 1.0001), (0.9846, 1.0001), (0.7624, 8.5043)];
+    let pin = [(0.8670, 1.0002), (0.9547, 1.0002), (0.8554, 9.1061)];
     for ((p, (pool, plain)), (want_pool, want_plain)) in points.iter().zip(&ratios).zip(pin) {
         assert!(
             (pool - want_pool).abs() < 5e-5 && (plain - want_plain).abs() < 5e-5,
@@ -521,4 +521,58 @@ fn the_leveller_never_spends_the_early_switch_pool() {
     assert!(dp >= 4 && dn == 0, "pool-aware: the pool drops first ({dp} pool, {dn} normal)");
     let (pool_e, normal_e, _, _) = wear("erases");
     assert!(pool_e / normal_e < pool / normal, "erase-count levelling keeps less of the pool's lead");
+}
+
+/// `wear_leveling.cold_stream`: levelling moves carry the drive's coldest data; written into
+/// GC's block, it mixed with cleaning's survivors and circulated with them. Full scale (the
+/// presets' 128-page blocks and 16-cycle spread), the levelled baseline at 30% reserve and a
+/// 10% working set, to death, with the integrity oracle: with a block of its own, GC's
+/// victims are nearly empty (a 10% hot set in 30% spare space: greedy finds blocks the hot
+/// set has all but rewritten) and the drive writes more before it dies; both use their
+/// rated erases.
+#[test]
+fn levelling_moves_in_a_block_of_their_own_keep_gc_victims_empty() {
+    let run = |cold: bool| {
+        let cold = format!("wear_leveling.cold_stream={cold}");
+        let cfg = preset(
+            "baseline-synthetic-tlc",
+            &[
+                "capacity.reserve=0.3",
+                "workload.working_set=0.1",
+                "workload.read_ratio=0.5",
+                "ftl.timing=false",
+                "ftl.integrity_oracle=true",
+                "run.progress=\"off\"",
+                &cold,
+            ],
+        );
+        Simulator::new(cfg).and_then(|s| s.run()).unwrap().summary
+    };
+    let (own, shared) = std::thread::scope(|s| {
+        let h = s.spawn(|| run(true));
+        let shared = run(false);
+        (h.join().unwrap(), shared)
+    });
+    let vpv = |s: &flashlife::sim::summary::Summary| s.gc.mean_valid_per_victim;
+    println!(
+        "cold stream: {:.1} valid per victim, WA {:.3}, {:.1} drive writes; shared with GC: {:.1}, WA {:.3}, {:.1}",
+        vpv(&own),
+        own.write_amplification,
+        own.lifetime.drive_writes,
+        vpv(&shared),
+        shared.write_amplification,
+        shared.lifetime.drive_writes
+    );
+    assert!(own.lifetime.dead && shared.lifetime.dead);
+    assert!(
+        own.flash.block_erases_by_cause.get(flashlife::stats::Cause::WearLeveling) > 1000,
+        "levelling ran: {:?}",
+        own.flash
+    );
+    assert!(vpv(&own) * 10.0 < vpv(&shared), "victims {} vs {}", vpv(&own), vpv(&shared));
+    assert!(own.lifetime.drive_writes > 1.5 * shared.lifetime.drive_writes);
+    for s in [&own, &shared] {
+        assert!(s.lifetime.life_used > 0.99, "rated erases used: {}", s.lifetime.life_used);
+        assert!(s.integrity.checks > 0 && s.integrity.violation.is_none(), "{:?}", s.integrity);
+    }
 }

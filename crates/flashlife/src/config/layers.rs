@@ -14,6 +14,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "flash.capacity_on_drop",
     "ftl.allocation",
     "wear_leveling.measure",
+    "wear_leveling.cold_stream",
     "timing",
     "sampling",
     "stats.request_log",

@@ -97,7 +97,8 @@ impl GcWatermarks {
 }
 
 impl Ftl {
-    /// Move every valid unit of `block` into its pool's GC stream (no erase). Units of
+    /// Move every valid unit of `block` into its pool's GC stream (a levelling move's into its
+    /// cold stream, with `wear_leveling.cold_stream`; no erase). Units of
     /// `buffered` (a page whose program failed) come from the controller, not the flash.
     /// Returns when the last moved page is programmed.
     pub(super) fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause) -> u64 {
@@ -105,7 +106,8 @@ impl Ftl {
         self.run_job(job)
     }
 
-    /// Move one unit from slot `from` to `plane`'s GC stream.
+    /// Move one unit from slot `from` to `plane`'s GC stream (a levelling move's to its cold
+    /// stream, with `wear_leveling.cold_stream`).
     pub(super) fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
         let b = self.block_of(from);
         // A second-written unit leaves both halves; the oracle knows it by its first half.
@@ -129,7 +131,11 @@ impl Ftl {
             Stream::Map
         } else {
             self.map_moved(lpn);
-            Stream::Gc
+            if cause == Cause::WearLeveling {
+                self.levelling_stream
+            } else {
+                Stream::Gc
+            }
         };
         let planes = self.geo.planes();
         for target in (0..planes).map(|i| (plane + i) % planes) {

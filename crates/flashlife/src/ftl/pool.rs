@@ -13,8 +13,9 @@ use super::{GcWatermarks, Stream};
 /// program failure during GC needs another to carry on.
 pub const GC_RESERVE_BLOCKS: usize = 2;
 
-/// Write streams a pool keeps an active block for (`Stream`: host, GC, translation pages).
-pub const STREAMS: usize = 3;
+/// Write streams a pool keeps an active block for (`Stream`: host, GC, translation pages,
+/// levelling's cold data).
+pub const STREAMS: usize = 4;
 
 const NONE: u32 = u32::MAX;
 
