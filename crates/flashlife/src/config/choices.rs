@@ -79,6 +79,11 @@ choice! {
 }
 
 choice! {
+    /// `open_channel.placement`: where the host FTL puts a write command's pages.
+    HostPlacement { Stripe = "stripe", Chunk = "chunk" }
+}
+
+choice! {
     /// `reliability.model`: the bit-error model of page reads.
     ReliabilityModel { None = "none", PowerLaw = "power_law" }
 }
@@ -183,5 +188,12 @@ mod tests {
         assert_eq!(toml::to_string(&t).unwrap().trim(), "v = \"cost_benefit\"");
         assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random"]);
         assert_eq!(DevicePolicyKind::Ocssd.to_string(), "ocssd");
+    }
+}
+
+impl HostPlacement {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_stripe(&self) -> bool {
+        *self == HostPlacement::Stripe
     }
 }
