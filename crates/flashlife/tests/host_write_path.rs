@@ -198,3 +198,18 @@ fn figure_14_trends_under_single_chunk_placement() {
         assert!(f <= o && f > 0.8 * o, "{b} KiB: FT-PASSD {f} ms vs OCSSD {o} ms");
     }
 }
+
+#[test]
+fn bad_values_are_refused_with_the_key() {
+    let err = |set: &str| {
+        let b = ConfigBuilder::new().preset("ftpassd-small").unwrap().set("timing.scheduler=reservation").unwrap();
+        match b.set(set).and_then(|b| b.build()) {
+            Ok(_) => panic!("{set} accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = err("open_channel.host_buffer_kib=8");
+    assert!(e.contains("open_channel.host_buffer_kib") && e.contains("at least one page (16 KiB)"), "{e}");
+    let e = err("open_channel.placement=\"diagonal\"");
+    assert!(e.contains("open_channel.placement") && e.contains("chunk"), "{e}");
+}
