@@ -173,6 +173,13 @@ impl HintLatency {
     }
 }
 
+impl HostPlacement {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_stripe(&self) -> bool {
+        *self == HostPlacement::Stripe
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,12 +195,5 @@ mod tests {
         assert_eq!(toml::to_string(&t).unwrap().trim(), "v = \"cost_benefit\"");
         assert_eq!(VictimKind::NAMES, ["greedy", "fifo", "cost_benefit", "random"]);
         assert_eq!(DevicePolicyKind::Ocssd.to_string(), "ocssd");
-    }
-}
-
-impl HostPlacement {
-    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
-    pub fn is_stripe(&self) -> bool {
-        *self == HostPlacement::Stripe
     }
 }
