@@ -23,7 +23,8 @@ pub struct HostBufferStats {
     pub max_wait_us: f64,
     /// The most bytes the buffer held at once (never above `capacity_bytes`).
     pub max_held_bytes: u64,
-    /// Partial pages sent to the device padded (each flush pads each partial page once).
+    /// Partial pages sent to the device padded: by a flush (each partial page once), or by
+    /// the rewrite of a page whose program failed and was reported (OCSSD).
     pub padded_pages: u64,
     /// Empty slots those pages were padded with, in units.
     pub padding_units: u64,
