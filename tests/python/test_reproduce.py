@@ -144,6 +144,15 @@ def test_ftpassd_tables(everything: Reproduction) -> None:
     assert both["bytes"] == block_map["bytes"] + shift["bytes"] == 8128 * 24 // 8
     assert page_map["bytes"] == page_map["entries"] * 24 // 8
     _check_section(everything, "ftpassd", "fig14", 2 * 2 * 3)  # workloads x buffers x policies
+    s = _check_section(everything, "ftpassd", "fig14_pblk", 2 * 2 * 3)
+    mean = {(d["workload"], d["buffer_kib"], d["policy"]): d["mean_ms"] for d in s.data}
+    # The pblk-like path (a command on one chip): partial writes gain with the buffer, OCSSD
+    # does not move; sequential writes keep the chip busy and gain little (Figure 14(a), (b)).
+    p, q = "partial 1 MiB", "sequential 16 MiB"
+    assert mean[(p, 2048, "ft_passd")] < 0.5 * mean[(p, 256, "ft_passd")]
+    assert mean[(p, 256, "ocssd")] == pytest.approx(mean[(p, 2048, "ocssd")], rel=0.01)
+    for b in (256, 2048):
+        assert 0.8 * mean[(q, b, "ocssd")] < mean[(q, b, "ft_passd")] <= mean[(q, b, "ocssd")]
     _check_section(everything, "ftpassd", "fig13", 2 * 2 + 1)  # policies x buffers + copy time
     if (TRACES / "msr/wdev_1.csv").is_file():
         s = _check_section(everything, "ftpassd", "fig15", 3)

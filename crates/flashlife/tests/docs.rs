@@ -31,6 +31,8 @@ fn every_config_key_is_documented() {
     cfg.cache.size_bytes = 1 << 20;
     cfg.workload.trace.discards = flashlife::workload::Discards::Trim;
     cfg.workload.trace.stream = Some(1);
+    cfg.open_channel.placement = flashlife::config::HostPlacement::Chunk;
+    cfg.open_channel.host_buffer_kib = 1024;
     keys("", &toml::Value::try_from(cfg).unwrap(), &mut all);
     // `[[flows]]` tables: their own keys (`flows.workload` is the `[workload]` schema).
     if let toml::Value::Table(t) = toml::Value::try_from(flashlife::config::FlowConfig::default()).unwrap() {

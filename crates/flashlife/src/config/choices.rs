@@ -79,6 +79,11 @@ choice! {
 }
 
 choice! {
+    /// `open_channel.placement`: where the host FTL puts a write command's pages.
+    HostPlacement { Stripe = "stripe", Chunk = "chunk" }
+}
+
+choice! {
     /// `reliability.model`: the bit-error model of page reads.
     ReliabilityModel { None = "none", PowerLaw = "power_law" }
 }
@@ -165,6 +170,13 @@ impl HintLatency {
     /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
     pub fn is_request(&self) -> bool {
         *self == HintLatency::Request
+    }
+}
+
+impl HostPlacement {
+    /// The default (for `skip_serializing_if`: configurations from before the key hash alike).
+    pub fn is_stripe(&self) -> bool {
+        *self == HostPlacement::Stripe
     }
 }
 

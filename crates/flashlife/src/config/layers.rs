@@ -25,6 +25,8 @@ const OPTIONAL_KEYS: &[&str] = &[
     "mapping_cache",
     "reliability.reclaim_when",
     "reliability.hint_latency",
+    "open_channel.placement",
+    "open_channel.host_buffer_kib",
     "ftpassd",
     // An array of tables, each checked by its type (unknown keys refused there).
     "flows",

@@ -31,9 +31,10 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HintLatency, HotColdKind,
-    Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim,
-    ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HintLatency, HostPlacement,
+    HotColdKind, Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet,
+    ReadReclaim, ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind,
+    WriteCompletion,
 };
 pub use flows::{FlowConfig, FlowPriority};
 pub use ftpassd::FtPassdConfig;
@@ -308,6 +309,21 @@ pub struct OpenChannelConfig {
     pub write_buffer_kib: u64,
     /// Blocks per plane the device keeps as spare for failed programs, never given to the host.
     pub reserved_blocks: u32,
+    /// Where the host FTL puts a write command's pages: `stripe` (page by page over every
+    /// parallel unit in stripe order) or `chunk` (the whole command in one parallel unit's open
+    /// chunk, the next command on the next unit). Left out of `config.toml` at its default.
+    #[serde(skip_serializing_if = "HostPlacement::is_stripe")]
+    pub placement: HostPlacement,
+    /// The host FTL's own write buffer (pblk's ring buffer), in KiB; 0 = none (a write
+    /// completes when the device has completed its pages, its last page padded). With one, a
+    /// write completes once its units are in it, full pages go to the device as they fill, and
+    /// a partial page waits for the next write or a flush. Left out of `config.toml` at 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub host_buffer_kib: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Default for OpenChannelConfig {
@@ -317,6 +333,8 @@ impl Default for OpenChannelConfig {
             write_completion: WriteCompletion::Auto,
             write_buffer_kib: 1024,
             reserved_blocks: 4,
+            placement: HostPlacement::Stripe,
+            host_buffer_kib: 0,
         }
     }
 }
@@ -928,6 +946,14 @@ impl Config {
                 "open_channel.write_buffer_kib",
                 oc.write_buffer_kib,
                 format!("at least one page ({} KiB)", self.flash.page_size.div_ceil(1024)),
+            ));
+        }
+        if oc.host_buffer_kib != 0 && oc.host_buffer_kib.saturating_mul(1024) < self.flash.page_size {
+            // The buffer drains whole pages: it must hold one, or no page could ever fill.
+            return Err(Error::config(
+                "open_channel.host_buffer_kib",
+                oc.host_buffer_kib,
+                format!("0 (none) or at least one page ({} KiB)", self.flash.page_size.div_ceil(1024)),
             ));
         }
         if h.interface == Interface::OpenChannel && oc.reserved_blocks + 4 > g.blocks_per_plane {

@@ -261,6 +261,10 @@ pub struct Device {
     /// No host command outstanding since this time (`idle_since`), until one arrives.
     idle_since: Option<u64>,
     preempted: Option<Preempted>,
+    /// The host FTL writes from its own buffer (`open_channel.host_buffer_kib`): its page
+    /// writes are not the current request's, which completed when its data was buffered.
+    #[serde(default)]
+    host_buffered: bool,
 }
 
 impl Device {
@@ -312,7 +316,14 @@ impl Device {
             failure_sample: None,
             idle_since: None,
             preempted: None,
+            host_buffered: false,
         })
+    }
+
+    /// Page writes from now on come from the host FTL's own buffer: they are not the current
+    /// request's, which completed when its data was buffered.
+    pub fn set_host_buffered(&mut self, on: bool) {
+        self.host_buffered = on;
     }
 
     /// Logical blocks the host may use.
@@ -365,7 +376,8 @@ impl Device {
         let tag = self.core.tag(lbn, lpo);
         // Write-back: the host is answered when its data is buffered (`ack` below), not when
         // the program (or a retry after a failure) ends.
-        self.core.sched.set_detached(self.write_back);
+        // A host-buffered write's program is never the request's (it completed when buffered).
+        self.core.sched.set_detached(self.write_back || self.host_buffered);
         let (done, status) = self.core.program(pbn, ppo, tag, admitted, cause);
         let (release, outcome) = if status == ProgramStatus::Ok {
             self.policy.programmed(lbn);
@@ -387,7 +399,9 @@ impl Device {
         self.core.sched.set_detached(false);
         self.buffers[way].push(release, bytes);
         let ack = if self.write_back && outcome == PageOutcome::Ok { admitted } else { release };
-        self.core.sched.wait_for(ack);
+        if !self.host_buffered {
+            self.core.sched.wait_for(ack);
+        }
         if release > ack {
             self.exposure_ns_bytes += (release - ack) as u128 * bytes as u128;
             if admitted >= self.last_sample {

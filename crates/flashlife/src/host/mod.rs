@@ -4,5 +4,6 @@
 pub mod cache;
 pub mod interface;
 pub mod open_channel;
+pub mod write_buffer;
 
 pub use interface::Drive;

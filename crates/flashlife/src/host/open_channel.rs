@@ -8,10 +8,17 @@
 //! close the chunk, rewrite the page's data at its next write position and retire the chunk
 //! when it is collected. Every read and relocation is checked by the integrity [`Oracle`],
 //! and the device checks that each read lands on the physical page holding it.
+//!
+//! Two options bring the write path nearer pblk's (`docs/techniques/ft-passd.md`, "The
+//! host write path"): `open_channel.placement = "chunk"` puts a whole command on one
+//! parallel unit, and `open_channel.host_buffer_kib` gives the host FTL its own write buffer
+//! ([`HostBuffer`]): a write completes once buffered, full pages go to the device as they
+//! fill, and only a flush pads a partial page.
 
 use serde::Serialize;
 
-use crate::config::{Config, WriteCompletion};
+use super::write_buffer::{HostBuffer, HostBufferStats};
+use crate::config::{Config, HostPlacement, WriteCompletion};
 use crate::device::{Device, DeviceParams, DeviceStats, MemoryReport, PageOutcome};
 use crate::error::{Error, Result};
 use crate::flash::{EraseStatus, FlashArray, Geometry};
@@ -38,6 +45,19 @@ pub struct OpenChannelSummary {
     pub memory: Option<MemoryReport>,
     /// The host FTL's page map, in bytes (4-byte entries), for comparison.
     pub host_page_map_bytes: u64,
+    /// The host write path when not the plain one (`open_channel.placement`,
+    /// `open_channel.host_buffer_kib`); absent for the stripe without a host buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<HostPathSummary>,
+}
+
+/// `summary.open_channel.host_path`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct HostPathSummary {
+    /// `stripe` or `chunk`.
+    pub placement: String,
+    /// The host write buffer (`None` without one).
+    pub host_buffer: Option<HostBufferStats>,
 }
 
 /// Host-visible logical capacity of an open-channel configuration.
@@ -94,6 +114,12 @@ pub struct OpenChannel {
     /// What host trims did to the map.
     #[serde(default)]
     pub(crate) trims: TrimCounters,
+    /// `open_channel.placement = "chunk"`: a command's pages go to one parallel unit.
+    #[serde(default)]
+    chunk_placement: bool,
+    /// The host FTL's write buffer (`open_channel.host_buffer_kib`).
+    #[serde(default)]
+    hbuf: Option<HostBuffer>,
 }
 
 impl OpenChannel {
@@ -114,7 +140,10 @@ impl OpenChannel {
             units_per_page: upp as u64,
             oracle: cfg.ftl.integrity_oracle,
         };
-        let dev = Device::new(flash, sched, &params, |home, geo| techniques::device_policy(cfg, home, geo))?;
+        let mut dev = Device::new(flash, sched, &params, |home, geo| techniques::device_policy(cfg, home, geo))?;
+        let hbuf =
+            (oc.host_buffer_kib > 0).then(|| HostBuffer::new(oc.host_buffer_kib * 1024, lay.unit_bytes, geo.planes()));
+        dev.set_host_buffered(hbuf.is_some());
         let ppb = geo.pages_per_block;
         let spc = ppb * upp;
         let chunks = dev.logical_blocks();
@@ -149,6 +178,8 @@ impl OpenChannel {
             scratch: Vec::with_capacity(upp as usize),
             buffer_bytes_per_way: params.buffer_bytes_per_way,
             trims: TrimCounters::default(),
+            chunk_placement: oc.placement == HostPlacement::Chunk,
+            hbuf,
             dev,
         })
     }
@@ -252,6 +283,18 @@ impl OpenChannel {
         if a.is_closed() || a.slot == 0 {
             return a.ready;
         }
+        let done = self.program_open_page(pu, stream, a, cause);
+        if stream == Stream::Host {
+            if let Some(b) = &mut self.hbuf {
+                // The page's buffered units are freed when the device has completed it (after
+                // a reported failure: when their rewrite has).
+                b.page_sent(pu, done, self.upp - a.slot);
+            }
+        }
+        done
+    }
+
+    fn program_open_page(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> u64 {
         let (ack, outcome) = self.dev.write_page(a.block, a.page, a.ready, cause);
         if outcome == PageOutcome::Reported {
             return self.rewrite_failed(pu, stream, a, cause).max(ack);
@@ -317,7 +360,8 @@ impl OpenChannel {
     }
 
     /// Write `units` units from `first`, their data in host memory at `ready`. Returns when
-    /// the device has completed every page.
+    /// the write completes: the device has completed every page (without a host buffer), or
+    /// every unit is in the host buffer.
     pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
         self.command_arrived(ready);
         let mut done = ready;
@@ -328,17 +372,29 @@ impl OpenChannel {
             self.invalidate(lpn);
             // The unit's program is counted by the device when it programs the page.
             self.dev.core.counters.host_unit_writes += 1;
+            // With a host buffer the unit's data is there (and the write done with it) once it
+            // finds room; without, the device answers for its page.
+            let at = if self.hbuf.is_some() { self.buffer_room(ready) } else { ready };
+            done = done.max(at);
             let mut tries = 0;
             loop {
                 let pu = self.stripe[self.stripe_pos];
-                self.make_space_for_host(pu, ready);
-                if let Some((slot, full)) = self.place(pu, Stream::Host, lpn, ready) {
+                self.make_space_for_host(pu, at);
+                if let Some((slot, full)) = self.place(pu, Stream::Host, lpn, at) {
                     if let Some(o) = &mut self.oracle {
                         o.write(lpn, slot);
                     }
+                    if let Some(b) = &mut self.hbuf {
+                        b.admitted(pu);
+                    }
                     if full {
-                        done = done.max(self.flush(pu, Stream::Host, Cause::Host));
-                        self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
+                        let programmed = self.flush(pu, Stream::Host, Cause::Host);
+                        if self.hbuf.is_none() {
+                            done = done.max(programmed);
+                        }
+                        if !self.chunk_placement {
+                            self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
+                        }
                     }
                     break;
                 }
@@ -353,7 +409,11 @@ impl OpenChannel {
                 return done;
             }
         }
-        if self.upp > 1 {
+        if self.chunk_placement {
+            // The next command goes to the next parallel unit.
+            self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
+        }
+        if self.upp > 1 && self.hbuf.is_none() {
             // A command's last page is written padded: completion is synchronous per command.
             for pu in 0..self.geo.planes() {
                 if self.pus[pu as usize].active[Stream::Host as usize].slot > 0 {
@@ -362,6 +422,59 @@ impl OpenChannel {
             }
         }
         done
+    }
+
+    /// When a unit whose data is ready at `ready` finds room in the host buffer. A buffer
+    /// full of partial pages (nothing sent whose completion would free it) is flushed first.
+    fn buffer_room(&mut self, ready: u64) -> u64 {
+        loop {
+            let b = self.hbuf.as_mut().expect("a host buffer");
+            if let Some(t) = b.room_at(ready) {
+                if t > ready {
+                    // The write waits for the page whose completion frees its room.
+                    self.dev.core.sched.wait_for(t);
+                }
+                return t;
+            }
+            self.flush_host_buffer(ready);
+        }
+    }
+
+    /// Flush the host buffer at `t`: every partial host page holding buffered units goes to
+    /// the device, padded (each once). Returns when the device has completed them (`t`
+    /// without a host buffer or partial page).
+    pub fn flush_host_buffer(&mut self, t: u64) -> u64 {
+        let Some(b) = &mut self.hbuf else { return t };
+        b.flushed();
+        let pus: Vec<u32> = b.partial_pages().collect();
+        let mut done = t;
+        for pu in pus {
+            let a = &mut self.pus[pu as usize].active[Stream::Host as usize];
+            a.ready = a.ready.max(t);
+            done = done.max(self.flush(pu, Stream::Host, Cause::Host));
+        }
+        done
+    }
+
+    /// The host buffer's counters (`None` without one).
+    pub fn host_buffer_stats(&self) -> Option<HostBufferStats> {
+        self.hbuf.as_ref().map(HostBuffer::stats)
+    }
+
+    /// Units the host buffer holds at `t` (0 without one).
+    pub fn host_buffer_held(&mut self, t: u64) -> u32 {
+        self.hbuf.as_mut().map_or(0, |b| b.held_at(t))
+    }
+
+    /// The host buffer's size in units (0 without one).
+    pub fn host_buffer_units(&self) -> u32 {
+        self.hbuf.as_ref().map_or(0, HostBuffer::capacity_units)
+    }
+
+    /// The parallel unit holding logical unit `lpn` (`None` if unmapped).
+    pub fn parallel_unit_of(&self, lpn: u32) -> Option<u32> {
+        let slot = self.map.slot(lpn);
+        (slot != UNMAPPED).then(|| self.pu_of(slot / self.spc))
     }
 
     /// Deallocate `units` units from `first` (as pblk handles a discard): the host FTL drops
@@ -510,6 +623,10 @@ impl OpenChannel {
             host_rewrites: self.host_rewrites,
             memory: self.dev.memory(),
             host_page_map_bytes: self.logical_units as u64 * 4,
+            host_path: (self.chunk_placement || self.hbuf.is_some()).then(|| HostPathSummary {
+                placement: if self.chunk_placement { "chunk" } else { "stripe" }.to_string(),
+                host_buffer: self.host_buffer_stats(),
+            }),
         }
     }
 }

@@ -133,13 +133,19 @@ pub fn build_ftl(cfg: &Config) -> Result<Ftl> {
     Ok(ftl)
 }
 
+/// The open-channel host FTL and its device alone (`host.interface` aside), for tests and
+/// tools that drive it directly.
+pub fn build_open_channel(cfg: &Config) -> Result<OpenChannel> {
+    let flash = build_flash(cfg)?;
+    let sched = build_scheduler(cfg, &flash);
+    OpenChannel::new(cfg, flash, sched)
+}
+
 /// The drive `host.interface` asks for: the block FTL, or an open-channel host FTL over a
 /// physically addressed device.
 pub fn build_drive(cfg: &Config) -> Result<Box<dyn Drive>> {
     let drive: Box<dyn Drive> = if cfg.host.interface == Interface::OpenChannel {
-        let flash = build_flash(cfg)?;
-        let sched = build_scheduler(cfg, &flash);
-        Box::new(OpenChannel::new(cfg, flash, sched)?)
+        Box::new(build_open_channel(cfg)?)
     } else {
         Box::new(build_ftl(cfg)?)
     };

@@ -41,7 +41,7 @@ use crate::stats::timeseries::TimeSeries;
 use crate::workload::{self, Workload};
 use summary::HostSummary;
 
-pub use build::{build_drive, build_flash, build_ftl};
+pub use build::{build_drive, build_flash, build_ftl, build_open_channel};
 pub use flows::{FlowLatency, FlowSummary};
 pub use progress::{Progress, ProgressSink};
 pub use report::{LatencyCdfs, RunOutput};
