@@ -31,7 +31,7 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HintLatency, HotColdKind,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, GcMode, HintLatency, HotColdKind,
     Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet, ReadReclaim,
     ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind, WriteCompletion,
 };
@@ -374,6 +374,14 @@ pub struct GcConfig {
     /// Clean in idle windows of open-loop replay (no host command outstanding), up to the
     /// high watermark, so that bursts find free blocks.
     pub background: bool,
+    /// `standard` (cleaning decided as above: in idle windows with `background`, stepped
+    /// behind host work under the queued scheduler) or `foreground` (DiskSim's SSD model with
+    /// "Cleaning in background = 0": the host write that triggers cleaning waits for the whole
+    /// clean-up, which goes first on its die, and nothing is cleaned in idle windows, whatever
+    /// `background` says). Written to TOML only when not the default, so configurations that
+    /// predate the key keep their text (and hash).
+    #[serde(skip_serializing_if = "GcMode::is_standard")]
+    pub mode: GcMode,
 }
 
 impl Default for GcConfig {
@@ -384,6 +392,7 @@ impl Default for GcConfig {
             low_watermark: 0.01,
             high_watermark: 0.02,
             background: true,
+            mode: GcMode::Standard,
         }
     }
 }
