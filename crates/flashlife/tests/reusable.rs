@@ -179,6 +179,7 @@ fn lifetime_gain(alpha: f64) -> (f64, f64, f64, f64) {
     let sets = [
         "capacity.overprovisioning=0.28",
         "wear_leveling.enabled=true",
+        "wear_leveling.threshold=16",
         "flash.mlc.pe_limit=100",
         "run.until=\"death\"",
     ];
@@ -189,7 +190,11 @@ fn lifetime_gain(alpha: f64) -> (f64, f64, f64, f64) {
     };
     let ((reu, reu_dw), (std, std_dw)) = (life("reusable.enabled=true"), life("reusable.enabled=false"));
     // e measured over the early life (4 drive writes, no block past 30 cycles yet).
-    let (e, _, _) = relative(&["capacity.overprovisioning=0.28", "wear_leveling.enabled=true"], alpha, 0.0);
+    let (e, _, _) = relative(
+        &["capacity.overprovisioning=0.28", "wear_leveling.enabled=true", "wear_leveling.threshold=16"],
+        alpha,
+        0.0,
+    );
     (reu / std, e, reu_dw, std_dw)
 }
 
@@ -231,6 +236,7 @@ fn threshold_wear_leveling_does_not_starve_second_write_gc() {
         let sets = [
             "capacity.overprovisioning=0.28",
             "wear_leveling.enabled=true",
+            "wear_leveling.threshold=16",
             "flash.mlc.pe_limit=40",
             "ftl.timing=false",
             "run.until=\"death\"",
