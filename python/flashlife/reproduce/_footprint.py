@@ -25,6 +25,13 @@ class TraceFootprint:
     exact: bool
     writes: int
     requests: int
+    #: From the first arrival to the last.
+    duration_ns: int
+
+    @property
+    def rate(self) -> float:
+        """Offered requests per second at the trace's own timestamps."""
+        return self.requests / (self.duration_ns * 1e-9) if self.duration_ns > 0 else math.inf
 
 
 def footprint(path: str | os.PathLike) -> TraceFootprint:
@@ -35,6 +42,7 @@ def footprint(path: str | os.PathLike) -> TraceFootprint:
         exact=bool(st["distinct_exact"]),
         writes=int(st["writes"]),
         requests=int(st["requests"]),
+        duration_ns=int(st["duration_ns"]),
     )
 
 

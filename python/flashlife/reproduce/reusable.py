@@ -48,6 +48,7 @@ def _trace_jobs(
             missing.append(REUSABLE_TRACES[name])
             continue
         fp = footprint(p)
+        ctx.shared.setdefault("reusable_trace_rates", {})[name] = fp.rate
         if fp.writes < 0.01 * fp.requests:
             # Looped until the drive writes of the run, a trace of (nearly) only reads would
             # replay millions of reads per drive write; and it leaves nothing to clean.
@@ -147,6 +148,7 @@ def reusable_fig7(ctx: Context) -> Section:
         "relative response",
         "second-write share",
         "WA std -> reusable",
+        "queue wait share (std)",
     ]
     sizes: list[list[str]] = []
     for preset in presets:
@@ -200,6 +202,16 @@ def reusable_fig7(ctx: Context) -> Section:
             f"{num(m.rel_response.max())} (paper: down to 0.65 at OP 7%, 0.85 at OP 28%); second-write share "
             f"{num(m.second_write_share.min())}-{num(m.second_write_share.max())} (paper: about 0.33)."
         )
+    rates = ctx.shared.get("reusable_trace_rates", {})
+    saturated = sorted(
+        {r["workload"] for r in s.data if r.get("iops_std", 0) < 0.9 * rates.get(r["workload"], 0)}
+    )
+    if saturated:
+        s.notes.append(
+            "Overloaded replays (the standard drive served under 90% of the trace's own request rate at some "
+            f"point, so its backlog grew for the whole run): {', '.join(saturated)}. Their relative response "
+            "compares backlogs, not service times. The queue-wait share shows queueing behind bursts as well."
+        )
     _plot(ctx, s, d, modes)
     return s
 
@@ -211,6 +223,9 @@ def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.Dat
     rel_r = ratio(reu["latency_us.all.mean"], std["latency_us.all.mean"])
     # Host data in second writes: units (4 KiB pages, the presets' mapping unit) over host units.
     share = ratio(reu["techniques.reusable.units"] * 4096, reu["host.write_bytes"])
+    # Time requests spent waiting for the drive in the host queue, over their response time:
+    # near 1, an open-loop replay the drive cannot keep up with (response = queueing).
+    queued = ratio(std["host_queue_wait_us.mean"], std["latency_us.all.mean"])
     s.data.append(
         {
             "workload": wl,
@@ -222,6 +237,8 @@ def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.Dat
             "second_write_share": share,
             "wa_std": float(std["write_amplification"]),
             "wa_reusable": float(reu["write_amplification"]),
+            "queue_share_std": queued,
+            "iops_std": float(std["throughput.iops"]),
         }
     )
     s.rows.append(
@@ -235,6 +252,7 @@ def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.Dat
             num(rel_r),
             num(share),
             f"{num(std['write_amplification'], '.2f')} -> {num(reu['write_amplification'], '.2f')}",
+            num(queued, ".2f"),
         ]
     )
 
