@@ -88,3 +88,10 @@ fn a_bad_gc_mode_is_refused_by_name() {
     let e = common::config_error(&["gc.mode=\"blocking\""]);
     assert!(e.contains("gc.mode") && e.contains("foreground") && e.contains("standard"), "{e}");
 }
+
+/// Foreground cleaning is the block FTL's: the open-channel host FTL refuses it by name.
+#[test]
+fn foreground_cleaning_needs_the_block_interface() {
+    let e = common::config_error(&["gc.mode=\"foreground\"", "host.interface=\"open_channel\""]);
+    assert!(e.contains("gc.mode") && e.contains("open_channel"), "{e}");
+}

@@ -276,7 +276,9 @@ def _plot(ctx: Context, s: Section, d: pd.DataFrame, modes: list[str]) -> None:
         for j, mode in enumerate(modes):
             g = d[d["gc_mode"] == mode]
             ax.bar([x + j * width for x in range(len(g))], g[col], width, label=f"gc.mode {mode}")
-        ax.axhline(1.0 if col != "second_write_share" else 0.0, color="k", lw=0.8)
+        if col != "second_write_share":
+            ax.set_yscale("log")  # ratios: a loss of x4 and a gain of x0.25 look alike
+            ax.axhline(1.0, color="k", lw=0.8)
         if ref:
             ax.axhline(ref, color="r", ls="--", lw=0.8, label="paper")
         ax.legend(fontsize=7)

@@ -1045,6 +1045,13 @@ impl Config {
                 );
             }
         }
+        if self.gc.mode == GcMode::Foreground && self.host.interface == Interface::OpenChannel {
+            return Err(Error::config(
+                "gc.mode",
+                "foreground",
+                "\"standard\" with host.interface = \"open_channel\" (foreground cleaning is the block FTL's)",
+            ));
+        }
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;
         self.run.checkpoint_interval(1 << 40)?;
