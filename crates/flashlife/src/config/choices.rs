@@ -53,6 +53,11 @@ choice! {
 }
 
 choice! {
+    /// `gc.mode`: when cleaning runs and who waits for it.
+    GcMode { Standard = "standard", Foreground = "foreground" }
+}
+
+choice! {
     /// `failures.model`: where program failures come from.
     FailureSource { Injected = "injected", Lognormal = "lognormal" }
 }
@@ -142,6 +147,13 @@ impl Allocation {
     /// The default, left out of a written configuration (see `FtlConfig::allocation`).
     pub fn is_rotation(&self) -> bool {
         *self == Allocation::Rotation
+    }
+}
+
+impl GcMode {
+    /// The default, left out of a written configuration (see `GcConfig::mode`).
+    pub fn is_standard(&self) -> bool {
+        *self == GcMode::Standard
     }
 }
 

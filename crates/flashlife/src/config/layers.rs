@@ -13,6 +13,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     // Written only when not the default (configurations that predate them keep their text).
     "flash.capacity_on_drop",
     "ftl.allocation",
+    "gc.mode",
     "wear_leveling.measure",
     "wear_leveling.cold_stream",
     "timing",

@@ -31,9 +31,9 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, HintLatency, HostPlacement,
-    HotColdKind, Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode, RberSet,
-    ReadReclaim, ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, GcMode, HintLatency,
+    HostPlacement, HotColdKind, Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode,
+    RberSet, ReadReclaim, ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind,
     WriteCompletion,
 };
 pub use flows::{FlowConfig, FlowPriority};
@@ -392,6 +392,14 @@ pub struct GcConfig {
     /// Clean in idle windows of open-loop replay (no host command outstanding), up to the
     /// high watermark, so that bursts find free blocks.
     pub background: bool,
+    /// `standard` (cleaning decided as above: in idle windows with `background`, stepped
+    /// behind host work under the queued scheduler) or `foreground` (DiskSim's SSD model with
+    /// "Cleaning in background = 0": the host write that triggers cleaning waits for the whole
+    /// clean-up, which goes first on its die, and nothing is cleaned in idle windows, whatever
+    /// `background` says). Written to TOML only when not the default, so configurations that
+    /// predate the key keep their text (and hash).
+    #[serde(skip_serializing_if = "GcMode::is_standard")]
+    pub mode: GcMode,
 }
 
 impl Default for GcConfig {
@@ -402,6 +410,7 @@ impl Default for GcConfig {
             low_watermark: 0.01,
             high_watermark: 0.02,
             background: true,
+            mode: GcMode::Standard,
         }
     }
 }
@@ -1073,6 +1082,13 @@ impl Config {
                     "0 with reusable.enabled (second writes give a unit two slots; not modelled with a cached map)",
                 );
             }
+        }
+        if self.gc.mode == GcMode::Foreground && self.host.interface == Interface::OpenChannel {
+            return Err(Error::config(
+                "gc.mode",
+                "foreground",
+                "\"standard\" with host.interface = \"open_channel\" (foreground cleaning is the block FTL's)",
+            ));
         }
         self.run.stop_condition(1)?;
         self.stats.interval(1 << 40)?;

@@ -34,7 +34,8 @@ impl Ftl {
     /// once?
     #[inline]
     pub(super) fn steps_cleaning(&self) -> bool {
-        self.technique.is_none() && self.sched.steps_cleaning()
+        // Foreground cleaning (`gc.mode`) is decided whole when a write asks for it.
+        self.technique.is_none() && !self.foreground_gc && self.sched.steps_cleaning()
     }
 
     /// `plane` owes cleaning up to `target` free blocks: its die will be asked to step it.

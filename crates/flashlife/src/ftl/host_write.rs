@@ -97,6 +97,9 @@ impl Ftl {
                 WriteStep::Died(done) => return done,
                 WriteStep::NeedSpace { plane, target, ready, by } => {
                     let done = self.collect(plane, ready, target);
+                    if self.foreground_gc {
+                        self.wait_for_cleaning(&mut w, plane, ready, done);
+                    }
                     if by == Asker::Pool {
                         self.pools[plane as usize].cleaned();
                         if self.steps_cleaning() {
@@ -111,6 +114,19 @@ impl Ftl {
                     }
                 }
             }
+        }
+    }
+
+    /// Foreground cleaning (`gc.mode = "foreground"`, DiskSim's SSD model): the write that
+    /// asked for the cleaning of `plane` completes no earlier than the whole clean-up, which
+    /// goes first on its die (under the queued scheduler, where GC is otherwise background
+    /// work no request waits for). Whoever asked (a due pool, or Reusable SSD's recycling).
+    fn wait_for_cleaning(&mut self, w: &mut HostWrite, plane: u32, ready: u64, done: u64) {
+        w.done = w.done.max(done);
+        if done != ready {
+            let die = self.die_of_plane(plane);
+            self.sched.hard_threshold(die);
+            self.sched.wait_for(done);
         }
     }
 

@@ -170,8 +170,10 @@ pub struct Ftl {
     required_units: u64,
     death: Option<String>,
     in_gc: bool,
-    /// Clean in idle windows of open-loop replay (`gc.background`).
+    /// Clean in idle windows of open-loop replay (`gc.background`, and not `foreground_gc`).
     background_gc: bool,
+    /// `gc.mode = "foreground"`: the host write that asks for cleaning waits for all of it.
+    foreground_gc: bool,
     relocations: u64,
     relocation_fault: Option<u64>,
     /// Second-write mapping state (Reusable SSD); `None` in the baseline.
@@ -369,7 +371,8 @@ impl Ftl {
             required_units,
             death: None,
             in_gc: false,
-            background_gc: cfg.gc.background,
+            background_gc: cfg.gc.background && cfg.gc.mode != crate::config::GcMode::Foreground,
+            foreground_gc: cfg.gc.mode == crate::config::GcMode::Foreground,
             relocations: 0,
             relocation_fault: None,
             sw: None,
