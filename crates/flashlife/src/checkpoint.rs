@@ -51,8 +51,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// loop, the FTL's GC counts by range, the queued engine's priority marks; 15: the
 /// open-channel device's idle state and write stall, FT-PASSD's idle timeout and the device
 /// counters of preempted copies and stalled writes; 16: cleaning stepped by the queued
-/// scheduler, a job per pool and each die's background stock).
-pub const FORMAT_VERSION: u32 = 16;
+/// scheduler, a job per pool and each die's background stock; 17: retirement, levelling and
+/// reclaim stepped under the queued scheduler, a queue of them per pool).
+pub const FORMAT_VERSION: u32 = 17;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");
