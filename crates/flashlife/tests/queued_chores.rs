@@ -1,5 +1,5 @@
-//! Background work besides GC stepped by the queued scheduler (`ftl/chores.rs`): failed-block
-//! retirement, static wear levelling and read reclaim move a page when their die runs short
+//! Background work besides GC stepped by the queued scheduler (`ftl/chores.rs`, `gc_steps.rs`):
+//! failed-block retirement, read reclaim and idle-window cleaning move a page when their die runs short
 //! of background work, as soft-threshold GC does. References: the scheduler's stock of four
 //! background transactions per die (no more can wait in a die's background queue while
 //! nothing runs at the hard threshold), the integrity oracle (nothing lost), and byte-identical
@@ -34,9 +34,6 @@ const RETIRING: &[&str] = &[
     "failures.on_program_failure=\"retire_block\"",
 ];
 
-/// Static wear levelling with a low threshold on a skewed workload (a hot tenth of the space).
-const LEVELLING: &[&str] = &["wear_leveling.enabled=true", "wear_leveling.threshold=4", "workload.kind=\"hotcold\""];
-
 /// Mostly reads, a block reclaimed at 200 reads since its erase (13 reclaims here; eager
 /// reclaim queued up to 95 background transactions on a die).
 const RECLAIMING: &[&str] = &[
@@ -50,12 +47,8 @@ const RECLAIMING: &[&str] = &[
 /// Each chore ran (counted by its cause), no die's background queue held more than the
 /// stock, and nothing was lost.
 #[test]
-fn retirement_levelling_and_reclaim_step_within_the_stock_and_lose_nothing() {
-    for (name, extra, cause) in [
-        ("retirement", RETIRING, Cause::BadBlock),
-        ("levelling", LEVELLING, Cause::WearLeveling),
-        ("reclaim", RECLAIMING, Cause::Reclaim),
-    ] {
+fn retirement_and_reclaim_step_within_the_stock_and_lose_nothing() {
+    for (name, extra, cause) in [("retirement", RETIRING, Cause::BadBlock), ("reclaim", RECLAIMING, Cause::Reclaim)] {
         for alloc in ["rotation", "least_loaded"] {
             let a = format!("ftl.allocation=\"{alloc}\"");
             let mut e: Vec<&str> = extra.to_vec();

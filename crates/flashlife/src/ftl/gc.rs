@@ -212,11 +212,9 @@ impl Ftl {
     pub(super) fn settle(&mut self, ready: u64) -> u64 {
         let mut done = self.rehome_skipped(ready);
         if self.steps_cleaning() {
-            // Decided now, moved as the scheduler asks (`chores.rs`).
+            // Failed blocks: decided now, moved as the scheduler asks (`chores.rs`).
             self.queue_settled(ready);
-            return done;
-        }
-        if self.chores_pending > 0 {
+        } else if self.chores_pending > 0 {
             done = done.max(self.run_chores(ready)); // left when the scheduler stopped stepping
         }
         while let Some((block, buffered)) = self.retire_queue.pop() {

@@ -122,8 +122,9 @@ impl Ftl {
         self.stripe_pos = match self.allocation {
             // Static: the next unit's address will pick its plane.
             Allocation::Static => next,
-            // Only stepped cleaning owes (`gc_steps.rs`): otherwise no plane is urgent.
-            Allocation::Rotation if !self.urgent(self.stripe[next]) => next,
+            // Only stepped cleaning owes (`gc_steps.rs`); with timing off (fast-forward) a
+            // debt left from a timed stretch is not stepped, and rotation stays strict.
+            Allocation::Rotation if !self.urgent(self.stripe[next]) || !self.steps_cleaning() => next,
             Allocation::Rotation => {
                 let n = self.stripe.len();
                 (1..n)
