@@ -52,8 +52,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// open-channel device's idle state and write stall, FT-PASSD's idle timeout and the device
 /// counters of preempted copies and stalled writes; 16: cleaning stepped by the queued
 /// scheduler, a job per pool and each die's background stock; 17: a fourth active block per
-/// pool, for the cold data wear levelling moves with `wear_leveling.cold_stream`, and the
-/// open-channel host FTL's host write buffer and placement, and the FTL's `gc.mode`).
+/// pool, for the cold data wear levelling moves with `wear_leveling.cold_stream`, the
+/// open-channel host FTL's host write buffer and placement, the FTL's `gc.mode`, and
+/// retirement, reclaim and idle cleaning stepped under the queued scheduler, a queue of them
+/// per pool).
 pub const FORMAT_VERSION: u32 = 17;
 
 /// The flashlife version whose state layout a payload uses.

@@ -314,6 +314,39 @@ fn queued_scheduler_with_suspension_and_the_oracle() {
     assert!(out.summary.integrity.checks > 0);
 }
 
+/// Invariant: a run stopped while a failed block's moves are still being stepped
+/// (`ftl/chores.rs`) resumes byte-identically: the chore queues are part of the checkpoint.
+/// Stops every 997 requests; at least one must fall mid-retirement.
+#[test]
+fn queued_scheduler_stopped_mid_retirement() {
+    let cfg = queued(&[
+        "capacity.overprovisioning=0.25",
+        "gc.low_watermark=0.1",
+        "gc.high_watermark=0.12",
+        "failures.program_fail_rate=0.00005",
+        "ftl.integrity_oracle=true",
+        "run.until=\"requests:40000\"",
+    ]);
+    let whole = Simulator::new(cfg.clone()).and_then(|s| s.run()).unwrap();
+    assert!(whole.summary.failures.retired_blocks > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint::path_in(dir.path());
+    let mut sim = Simulator::new(cfg).unwrap();
+    sim.set_checkpoint_path(path.clone());
+    let mut mid = 0;
+    for stop in (1..40).map(|k| k * 997) {
+        sim.set_interrupt_after(stop);
+        let part = sim.run().unwrap();
+        assert_eq!(part.summary.run.stop, "interrupted");
+        sim = Simulator::resume(&path).unwrap();
+        mid += (sim.ftl().chores_pending() > 0) as u32;
+    }
+    assert!(mid > 0, "no stop fell while a retirement was being stepped");
+    let resumed = sim.run().unwrap();
+    assert_same_run(&whole, &resumed, "queued mid-retirement");
+    assert_eq!(resumed.summary.integrity.violation, None);
+}
+
 #[test]
 fn queued_scheduler_open_loop() {
     // Poisson arrivals near the drive's capacity: queues build and drain, idle gaps go to

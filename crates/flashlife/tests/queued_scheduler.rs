@@ -159,13 +159,17 @@ fn the_queued_scheduler_keeps_host_work_and_is_deterministic() {
     assert_eq!(json(&q1), json(&q2));
 }
 
-/// First in, first out across classes keeps reservation's order of magnitude.
+/// First in, first out across classes keeps reservation's order of magnitude. (Measured:
+/// 1,807 against 905 IOPS, 1.997, at `dfefbb9`; 1,895, 2.09, once rotation passes over a plane
+/// that is cleaning first, whose writes would wait: the reservation scheduler books each GC
+/// burst whole on its die, the queued one overlaps it with other dies' host work. The bound
+/// was 2.0.)
 #[test]
 fn fifo_order_stays_within_the_reservation_order_of_magnitude() {
     let fifo = run(&[QUEUED, "timing.policy=\"fifo\"", "run.until=\"requests:30000\""]).summary;
     let res = run(&["run.until=\"requests:30000\""]).summary;
     let ratio = fifo.throughput.iops / res.throughput.iops;
-    assert!((0.5..2.0).contains(&ratio), "fifo {} vs reservation {} IOPS", fifo.throughput.iops, res.throughput.iops);
+    assert!((0.5..3.0).contains(&ratio), "fifo {} vs reservation {} IOPS", fifo.throughput.iops, res.throughput.iops);
     assert_eq!(fifo.scheduler.unwrap().policy, "fifo");
 }
 

@@ -1,6 +1,7 @@
 //! Garbage collection: choosing a victim (the victim policy, filtered by wear leveling),
 //! moving its valid units into the GC stream, erasing it; deferred work after a host write
-//! (failed blocks, cold blocks); background cleaning in idle windows.
+//! (failed blocks, cold blocks; stepped under the queued scheduler, `chores.rs`); background
+//! cleaning in idle windows.
 
 use super::*;
 
@@ -216,6 +217,12 @@ impl Ftl {
     /// blocks are moved. Returns when the work finishes.
     pub(super) fn settle(&mut self, ready: u64) -> u64 {
         let mut done = self.rehome_skipped(ready);
+        if self.steps_cleaning() {
+            // Failed blocks: decided now, moved as the scheduler asks (`chores.rs`).
+            self.queue_settled(ready);
+        } else if self.chores_pending > 0 {
+            done = done.max(self.run_chores(ready)); // left when the scheduler stopped stepping
+        }
         while let Some((block, buffered)) = self.retire_queue.pop() {
             // Make room first: the failed block's data needs somewhere to go.
             let plane = self.geo.plane_of_block(block);
@@ -247,6 +254,9 @@ impl Ftl {
         }
         if !self.background_gc {
             return;
+        }
+        if self.steps_cleaning() {
+            return self.owe_idle_cleaning(from, until); // stepped (`gc_steps.rs`)
         }
         let moved = self.counters.gc_valid_moved;
         for plane in 0..self.geo.planes() {

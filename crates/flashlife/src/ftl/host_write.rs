@@ -161,6 +161,7 @@ impl Ftl {
                                 // The soft threshold, when the scheduler steps cleaning: the
                                 // pool owes it, and the write takes its block now.
                                 let free = self.pools[plane as usize].free.len();
+                                self.pools[plane as usize].own.idle = false;
                                 self.owe_cleaning(plane, free);
                             } else {
                                 w.space_made = true;

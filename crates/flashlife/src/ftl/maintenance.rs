@@ -14,6 +14,10 @@ impl Ftl {
                 break;
             }
             let plane = self.geo.plane_of_block(block);
+            if self.steps_cleaning() {
+                self.queue_reclaim(block, plane, ready); // moves stepped (`chores.rs`)
+                continue;
+            }
             if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
                 // Make room first, as for a failed block: the data needs somewhere to go.
                 done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS + 1));

@@ -11,6 +11,7 @@
 pub mod bad_block;
 mod block_table;
 mod blocks;
+mod chores;
 mod fastdiv;
 mod gc;
 mod gc_job;
@@ -125,6 +126,11 @@ struct PlaneState {
     target: usize,
     job: Option<CleanJob>,
     fruitless: u32,
+    /// Stepped retirement, levelling and reclaim (`chores.rs`).
+    chores: chores::Chores,
+    /// What the pool owes was asked for by an idle window (`gc.background`): its moves count
+    /// as idle moves.
+    idle: bool,
 }
 
 type Pool = pool::Pool<PlaneState>;
@@ -166,6 +172,8 @@ pub struct Ftl {
     /// Blocks to retire, with the page whose data is still in the controller (failed program).
     retire_queue: Vec<(u32, Option<u32>)>,
     cold_queue: Vec<u32>,
+    /// Chores queued over all pools (`chores.rs`): none, the usual case, is one test.
+    chores_pending: usize,
     live_units: u64,
     required_units: u64,
     death: Option<String>,
@@ -312,6 +320,8 @@ impl Ftl {
                     target: 0,
                     job: None,
                     fruitless: 0,
+                    chores: chores::Chores::new(),
+                    idle: false,
                 };
                 Pool::new(p * geo.blocks_per_plane..(p + 1) * geo.blocks_per_plane, marks, own)
             })
@@ -367,6 +377,7 @@ impl Ftl {
             counters: FlashCounters::default(),
             retire_queue: Vec::new(),
             cold_queue: Vec::new(),
+            chores_pending: 0,
             live_units,
             required_units,
             death: None,

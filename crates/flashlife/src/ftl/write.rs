@@ -109,11 +109,29 @@ impl Ftl {
     /// next in rotation (so that with every die equally free, timing off included, it is
     /// rotation). With `static` the next unit's logical address picks its plane when it is
     /// placed. A full pool is the write loop's business: it steps on in rotation.
+    ///
+    /// Under stepped cleaning (the queued scheduler) rotation passes over a plane whose pool
+    /// is cleaning first (`urgent`), unless every plane is: its die serves background work
+    /// before host writes, so a write placed there waits, holding a host queue slot, and with
+    /// one write in `planes` landing there the whole queue soon waited on that die while the
+    /// others idled (the default drive under queued: 578.5 IOPS with strict rotation, 631.7
+    /// passing over urgent planes, 656 with cleaning at once). `least_loaded` is left as it
+    /// was: passing over urgent planes there moved its IOPS by 0.01% and its p99 up 5%.
     pub fn advance_stripe(&mut self) {
         let next = self.next_in_rotation();
         self.stripe_pos = match self.allocation {
             // Static: the next unit's address will pick its plane.
-            Allocation::Rotation | Allocation::Static => next,
+            Allocation::Static => next,
+            // Only stepped cleaning owes (`gc_steps.rs`); with timing off (fast-forward) a
+            // debt left from a timed stretch is not stepped, and rotation stays strict.
+            Allocation::Rotation if !self.urgent(self.stripe[next]) || !self.steps_cleaning() => next,
+            Allocation::Rotation => {
+                let n = self.stripe.len();
+                (1..n)
+                    .map(|k| if next + k >= n { next + k - n } else { next + k })
+                    .find(|&i| !self.urgent(self.stripe[i]))
+                    .unwrap_or(next)
+            }
             Allocation::LeastLoaded => {
                 let n = self.stripe.len();
                 let mut best = (u64::MAX, next);
@@ -127,6 +145,14 @@ impl Ftl {
                 best.1
             }
         };
+    }
+
+    /// Is `plane`'s pool cleaning before host writes (it owes cleaning one block from its
+    /// reserve: `gc_steps.rs`)?
+    #[inline]
+    fn urgent(&self, plane: u32) -> bool {
+        let p = &self.pools[plane as usize];
+        p.own.owes && p.free.len() <= GC_RESERVE_BLOCKS + 1
     }
 
     /// The striping position after this one in rotation.
