@@ -28,12 +28,14 @@ use std::collections::VecDeque;
 
 use super::*;
 
-/// A pool's queued background work (see the module docs).
+/// A pool's queued background work (see the module docs): a block being emptied.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub(super) enum Chore {
-    /// A block being emptied; `retire`: retire it afterwards (its job does not erase).
-    /// `free`: the pool's free blocks when it was queued, which its cleaning owes it back.
-    Empty { job: CleanJob, retire: bool, free: u32 },
+pub(super) struct Chore {
+    job: CleanJob,
+    /// Retire the block afterwards (its job does not erase).
+    retire: bool,
+    /// The pool's free blocks when it was queued, which its cleaning owes it back.
+    free: u32,
 }
 
 /// Chores per pool, kept in the block FTL's `PlaneState`.
@@ -54,9 +56,8 @@ impl Ftl {
         self.sched.cleaning_owed(die);
     }
 
-    /// Stepped `settle`: failed blocks become chores. (Levelling moves stay at once: stepped,
-    /// they raised GC erases by 12% and levelling erases by 44% on `tiny` at 20 drive writes
-    /// under queued, against the same run timed only in windows; not understood yet.)
+    /// Stepped `settle`: failed blocks become chores (levelling moves stay at once: see the
+    /// module docs).
     pub(super) fn queue_settled(&mut self, ready: u64) {
         let mut retire = std::mem::take(&mut self.retire_queue);
         // The eager loop pops: the same order.
@@ -64,7 +65,7 @@ impl Ftl {
             let job = self.start_job(block, buffered, ready, Cause::BadBlock, false);
             let plane = self.geo.plane_of_block(block);
             let free = self.pools[plane as usize].free.len() as u32;
-            self.queue_chore(plane, Chore::Empty { job, retire: true, free });
+            self.queue_chore(plane, Chore { job, retire: true, free });
         }
         self.retire_queue = retire;
     }
@@ -89,7 +90,7 @@ impl Ftl {
         self.counters.reclaimed_blocks += 1;
         let job = self.start_job(block, buffered, ready, Cause::Reclaim, true);
         let free = self.pools[plane as usize].free.len() as u32;
-        self.queue_chore(plane, Chore::Empty { job, retire: false, free });
+        self.queue_chore(plane, Chore { job, retire: false, free });
     }
 
     /// A pool of `die` with chores, if any, and whether its GC must go first (see the
@@ -102,24 +103,22 @@ impl Ftl {
         let plane =
             (first..first + self.geo.planes_per_die).find(|&p| !self.pools[p as usize].own.chores.is_empty())?;
         let pool = &self.pools[plane as usize];
-        let free = pool.free.len();
-        if free <= GC_RESERVE_BLOCKS && !pool.own.owes {
+        if pool.free.len() <= GC_RESERVE_BLOCKS && !pool.own.owes {
             self.owe_cleaning(plane, GC_RESERVE_BLOCKS + 1);
         }
-        let pool = &self.pools[plane as usize];
-        Some((plane, pool.own.owes && free <= GC_RESERVE_BLOCKS + 1))
+        Some((plane, self.urgent(plane)))
     }
 
     /// One step of `plane`'s first chore at `now`; false if it had none left to do.
     pub(super) fn step_chore(&mut self, plane: u32, now: u64) -> bool {
         let p = plane as usize;
-        let Some(Chore::Empty { mut job, retire, free }) = self.pools[p].own.chores.pop_front() else {
+        let Some(Chore { mut job, retire, free }) = self.pools[p].own.chores.pop_front() else {
             return false;
         };
         self.chores_pending -= 1;
         job.ready = job.ready.max(now);
         if self.step_job(&mut job) {
-            self.pools[p].own.chores.push_front(Chore::Empty { job, retire, free });
+            self.pools[p].own.chores.push_front(Chore { job, retire, free });
             self.chores_pending += 1;
         } else if retire {
             self.retire(job.block);
@@ -142,7 +141,7 @@ impl Ftl {
                 if self.pools[plane as usize].free.len() <= GC_RESERVE_BLOCKS {
                     done = done.max(self.collect(plane, ready, GC_RESERVE_BLOCKS));
                 }
-                let Some(Chore::Empty { job, retire, .. }) = self.pools[plane as usize].own.chores.pop_front() else {
+                let Some(Chore { job, retire, .. }) = self.pools[plane as usize].own.chores.pop_front() else {
                     break;
                 };
                 self.chores_pending -= 1;

@@ -24,9 +24,9 @@
 //!
 //! - **Idle windows** (`gc.background`, open loop): a pool below its high watermark whose die
 //!   is idle owes cleaning up to it, stepped like the rest (`owe_idle_cleaning`).
-//! - **Other background work** (failed-block retirement, levelling moves, read reclaim) is
-//!   decided at once and its moves stepped the same way, ahead of the die's GC
-//!   (`chores.rs`).
+//! - **Other background work** (failed-block retirement, read reclaim) is decided at once
+//!   and its moves stepped the same way, ahead of the die's GC (`chores.rs`); levelling
+//!   moves still run at once (`chores.rs` says why).
 //!
 //! Under the reservation scheduler, and in fast-forward, nothing steps: cleaning is decided at
 //! once, as it always was. Reusable SSD's second-write GC (the technique's own `collect`,
@@ -55,16 +55,21 @@ impl Ftl {
         self.reconsider_urgency(die);
     }
 
+    /// Is `plane`'s pool cleaning before host writes: it owes cleaning with only one block left
+    /// above its reserve (the rule `reconsider_urgency`, rotation and the chores share).
+    #[inline]
+    pub(super) fn urgent(&self, plane: u32) -> bool {
+        let p = &self.pools[plane as usize];
+        p.own.owes && p.free.len() <= GC_RESERVE_BLOCKS + 1
+    }
+
     /// Tell the scheduler whether a pool of `die` owes cleaning with only one block left
     /// above its reserve: the next host block there would reach the reserve, where the write
     /// must wait for cleaning decided at once, so stepped cleaning goes first until it is
     /// further away (MQSim's urgent GC mode, at a plane's hard threshold).
     fn reconsider_urgency(&mut self, die: u32) {
         let first = die * self.geo.planes_per_die;
-        let urgent = (first..first + self.geo.planes_per_die).any(|p| {
-            let pool = &self.pools[p as usize];
-            pool.own.owes && pool.free.len() <= GC_RESERVE_BLOCKS + 1
-        });
+        let urgent = (first..first + self.geo.planes_per_die).any(|p| self.urgent(p));
         self.sched.cleaning_urgent(die, urgent);
     }
 
@@ -76,8 +81,8 @@ impl Ftl {
             return false;
         }
         let first = die * self.geo.planes_per_die;
-        // Retirement, levelling and reclaim moves first, unless their pool's GC must go
-        // first (`chores.rs`).
+        // Retirement and reclaim moves first, unless their pool's GC must go first
+        // (`chores.rs`).
         while let Some((plane, gc_first)) = self.chore_pool(die).filter(|_| self.death.is_none()) {
             if gc_first && self.step_pool(plane, now) {
                 self.reconsider_urgency(die);

@@ -147,14 +147,6 @@ impl Ftl {
         };
     }
 
-    /// Is `plane`'s pool cleaning before host writes (it owes cleaning one block from its
-    /// reserve: `gc_steps.rs`)?
-    #[inline]
-    fn urgent(&self, plane: u32) -> bool {
-        let p = &self.pools[plane as usize];
-        p.own.owes && p.free.len() <= GC_RESERVE_BLOCKS + 1
-    }
-
     /// The striping position after this one in rotation.
     #[inline]
     pub(super) fn next_in_rotation(&self) -> usize {
