@@ -227,8 +227,12 @@ fn cloudphysics_malformed_and_other_opcodes() {
     let b = r.next_request().unwrap().unwrap();
     assert!(r.next_request().unwrap().is_none());
     assert_eq!((a.kind, a.offset, a.size), (IoKind::Write, 4096, 512));
-    assert_eq!((b.kind, b.offset, b.size, b.arrival_ns), (IoKind::Read, 8192, 4096, 100_000));
+    // libCacheSim's CSV keeps whole seconds: 100 s after the first record.
+    assert_eq!((b.kind, b.offset, b.size, b.arrival_ns), (IoKind::Read, 8192, 4096, 100_000_000_000));
     assert_eq!(r.trace_counters().ignored, 3); // header, SYNCHRONIZE CACHE, INQUIRY
+                                               // The vscsi originals' microseconds, when the file says so.
+    let us = TraceConfig { time_unit: TimeUnit::Us, ..cfg("cloudphysics") };
+    assert_eq!(run(format!("{head}1,200,0x88,4096,16\n").as_bytes(), &us).unwrap()[1].arrival_ns, 100_000);
     fails(format!("{head}1,200,zz,512,8\n").as_bytes(), "cloudphysics", "t:3: op: `zz`; expected a SCSI opcode");
     fails(format!("{head}1,200,28,0,8\n").as_bytes(), "cloudphysics", "t:3: size: zero-length");
     fails(format!("{head}1,-200,28,512,8\n").as_bytes(), "cloudphysics", "t:3: time: negative time");

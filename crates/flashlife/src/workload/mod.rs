@@ -124,7 +124,7 @@ choice! {
 }
 
 choice! {
-    /// `workload.trace.time_unit`: the unit of `disksim`/`mqsim` arrival times.
+    /// `workload.trace.time_unit`: the unit of `disksim`/`mqsim`/`cloudphysics` arrival times.
     TimeUnit { Auto = "auto", S = "s", Ms = "ms", Us = "us", Ns = "ns" }
 }
 
@@ -293,8 +293,9 @@ pub struct TraceConfig {
     /// `auto` (detected from content) or one of the [`TraceFormat`] names: `msr`,
     /// `disksim`, `mqsim`, `spc`, `blkparse`, `cloudphysics`, `flashlife`.
     pub format: String,
-    /// Time unit of `disksim`/`mqsim` arrival times: `auto` (ms for `disksim`, ns for
-    /// `mqsim`), `s`, `ms`, `us` or `ns`. Other formats have fixed units.
+    /// Time unit of `disksim`/`mqsim`/`cloudphysics` arrival times: `auto` (ms for `disksim`,
+    /// ns for `mqsim`, s for `cloudphysics`), `s`, `ms`, `us` or `ns`. Other formats have
+    /// fixed units.
     pub time_unit: TimeUnit,
     /// blkparse events that carry requests: `D` (issued to the device) or `C` (completed).
     pub blkparse_event: BlkparseEvent,
@@ -358,7 +359,9 @@ impl TraceConfig {
         if self.format != "auto" && TraceFormat::from_name(&self.format).is_none() {
             return Err(Error::config(k("format"), &self.format, format!("auto or {}", TraceFormat::NAMES)));
         }
-        if self.time_unit != TimeUnit::Auto && !matches!(self.format.as_str(), "auto" | "disksim" | "mqsim") {
+        if self.time_unit != TimeUnit::Auto
+            && !matches!(self.format.as_str(), "auto" | "disksim" | "mqsim" | "cloudphysics")
+        {
             return Err(Error::config(
                 k("time_unit"),
                 self.time_unit,

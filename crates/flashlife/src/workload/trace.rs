@@ -249,8 +249,8 @@ pub struct TraceReader {
     file: String,
     format: TraceFormat,
     gzip: bool,
-    /// ns per time unit of DiskSim/MQSim arrival times, as a power of ten.
-    disksim_pow10: u32,
+    /// ns per time unit of DiskSim/MQSim/CloudPhysics arrival times, as a power of ten.
+    time_pow10: u32,
     blkparse_event: &'static str,
     /// Discard records become trim requests (`workload.trace.discards = "trim"`); ignored
     /// otherwise.
@@ -310,6 +310,9 @@ impl TraceReader {
             (TimeUnit::Us, _) => 3,
             (TimeUnit::Ns, _) => 0,
             (TimeUnit::Auto, TraceFormat::Disksim) => 6,
+            // libCacheSim's CSV of the CloudPhysics traces (the layout this format reads) keeps
+            // whole seconds; the vscsi originals' microseconds are `time_unit = "us"`.
+            (TimeUnit::Auto, TraceFormat::CloudPhysics) => 9,
             (TimeUnit::Auto, _) => 0,
         };
         Ok(TraceReader {
@@ -317,7 +320,7 @@ impl TraceReader {
             file,
             format,
             gzip,
-            disksim_pow10: unit,
+            time_pow10: unit,
             blkparse_event: cfg.blkparse_event.name(),
             trims: cfg.discards == Discards::Trim,
             clamp: cfg.non_monotonic == NonMonotonic::Clamp,
@@ -371,14 +374,14 @@ impl TraceReader {
         self.seen_content = true;
         let parsed = match self.format {
             TraceFormat::Msr => parse_msr(t)?,
-            TraceFormat::Disksim | TraceFormat::Mqsim => parse_disksim(t, self.disksim_pow10)?,
+            TraceFormat::Disksim | TraceFormat::Mqsim => parse_disksim(t, self.time_pow10)?,
             TraceFormat::Spc => parse_spc(t)?,
             TraceFormat::Blkparse => parse_blkparse(t, self.blkparse_event, self.trims, &mut self.in_trailer)?,
             TraceFormat::CloudPhysics => {
                 if first && t.to_ascii_lowercase().starts_with("version,") {
                     Parsed::Ignored
                 } else {
-                    parse_cloudphysics(t)?
+                    parse_cloudphysics(t, self.time_pow10)?
                 }
             }
             TraceFormat::Flashlife => {
@@ -809,14 +812,14 @@ fn parse_scsi_op(s: &str) -> Option<u8> {
     u8::from_str_radix(h, 16).ok()
 }
 
-fn parse_cloudphysics(t: &str) -> std::result::Result<Parsed, LineErr> {
+fn parse_cloudphysics(t: &str, pow10: u32) -> std::result::Result<Parsed, LineErr> {
     let mut f = [""; 5];
     let n = split_into(t, ',', &mut f);
     if n != 5 {
         return Err(err("fields", format!("{n} comma-separated fields; expected 5: version,time,op,size,lbn")));
     }
     parse_u64("version", f[0], "a record version number")?;
-    let time_ns = parse_time("time", f[1], 3, "a non-negative time in microseconds")?;
+    let time_ns = parse_time("time", f[1], pow10, "a non-negative time")?;
     let op = parse_scsi_op(f[2])
         .ok_or_else(|| err("op", format!("`{}`; expected a SCSI opcode in hex (28, 2a, ...)", shorten(f[2]))))?;
     let kind = match op {
