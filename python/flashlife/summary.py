@@ -324,10 +324,14 @@ class BusyShares(TypedDict):
 
 
 class QueueDepth(TypedDict):
-    """Queue depth of one class: time-weighted mean over all dies together, most on one die."""
+    """Transactions of one class waiting on the dies, each field named for what it is over."""
 
-    mean: float
-    max: int
+    #: Time-weighted mean of the waiting transactions on all dies together.
+    mean_all_dies: float
+    #: `mean_all_dies` divided by the die count.
+    mean_per_die: float
+    #: The most that ever waited on any one die.
+    max_one_die: int
 
 
 class ClassDepths(TypedDict):
@@ -354,9 +358,13 @@ class Scheduler(TypedDict):
     queue_depth: ClassDepths
     #: Summed over host transactions: time waiting, ready, while their die ran background work.
     host_behind_background_ns: int
-    #: Episodes with background work first on a die (GC behind, or a host program waiting
-    #: for its block's erase).
+    #: Episodes with all background work first on a die because host work waited on it (a
+    #: write at a pool's reserve, a host program waiting for its block's erase, GC erases owed
+    #: beyond `timing.hard_threshold_erases`).
     hard_threshold_episodes: int
+    #: Episodes with a pool one block from its reserve: its cleaning goes before the writes
+    #: that use it; no host work waits on it yet.
+    cleaning_first_episodes: int
     host_wait_on_erase_ns: int
     #: The longest one request waited behind background work away from the hard threshold.
     max_request_behind_background_ns: int

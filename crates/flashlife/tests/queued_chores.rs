@@ -65,11 +65,15 @@ fn retirement_and_reclaim_step_within_the_stock_and_lose_nothing() {
                 s.failures.retired_blocks,
                 s.reliability.reclaimed_blocks,
                 s.flash.block_erases_by_cause.get(Cause::WearLeveling),
-                q.queue_depth.background.max,
+                q.queue_depth.background.max_one_die,
                 q.hard_threshold_episodes
             );
             assert!(moved > 100, "{name} {alloc}: the path hardly ran ({moved} pages moved)");
-            assert!(q.queue_depth.background.max <= 4, "{name} {alloc}: {} queued", q.queue_depth.background.max);
+            assert!(
+                q.queue_depth.background.max_one_die <= 4,
+                "{name} {alloc}: {} queued",
+                q.queue_depth.background.max_one_die
+            );
             assert_eq!(s.integrity.violation, None, "{name} {alloc}");
             assert_eq!(s.integrity.out_of_order_programs, 0, "{name} {alloc}");
             assert!(!s.lifetime.dead, "{name} {alloc}: {:?}", s.lifetime.death_reason);
@@ -99,9 +103,9 @@ fn idle_window_reclaim_and_cleaning_step_within_the_stock() {
         let q = s.scheduler.as_ref().unwrap();
         println!(
             "{name}: {} reclaimed, {} units moved in idle windows, background max {}",
-            s.reliability.reclaimed_blocks, s.gc.valid_units_moved_idle, q.queue_depth.background.max
+            s.reliability.reclaimed_blocks, s.gc.valid_units_moved_idle, q.queue_depth.background.max_one_die
         );
-        assert!(q.queue_depth.background.max <= 4, "{name}: {} queued", q.queue_depth.background.max);
+        assert!(q.queue_depth.background.max_one_die <= 4, "{name}: {} queued", q.queue_depth.background.max_one_die);
         assert_eq!(s.integrity.violation, None, "{name}");
         if name == "idle reclaim" {
             assert!(s.reliability.reclaimed_blocks > 100, "{name}: {}", s.reliability.reclaimed_blocks);

@@ -100,6 +100,9 @@ struct Urgency {
     /// A pool of the die is one block from its reserve (`Scheduler::cleaning_urgent`).
     cleaning: bool,
     on: bool,
+    /// Whether the last `reconsider` found a strict reason (host work waiting on the die's
+    /// background work), to count the hard threshold's episodes apart from cleaning first.
+    strict: bool,
     /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
     /// threshold.
     epoch: u32,
@@ -110,6 +113,7 @@ struct Urgency {
 struct Counts {
     transactions: u64,
     hard_threshold_episodes: u64,
+    cleaning_first_episodes: u64,
     host_wait_on_erase_ns: u64,
     /// The most any request away from the hard threshold waited behind background work.
     max_behind_background_ns: u64,
@@ -397,9 +401,12 @@ impl QueuedScheduler {
             u.on = on;
             if on {
                 u.epoch = u.epoch.wrapping_add(1);
-                self.counts.hard_threshold_episodes += 1;
             }
         }
+        if strict && !u.strict {
+            self.counts.hard_threshold_episodes += 1;
+        }
+        u.strict = strict;
         // Work waiting on background work, or owed beyond the lag, goes before everything; a
         // pool running short of free blocks only needs to go before the writes that use them.
         self.engine.set_urgent(die, strict);
@@ -504,6 +511,7 @@ impl Scheduler for QueuedScheduler {
     fn cleaning_urgent(&mut self, die: u32, on: bool) {
         if self.urgency[die as usize].cleaning != on {
             self.urgency[die as usize].cleaning = on;
+            self.counts.cleaning_first_episodes += u64::from(on);
             self.reconsider(die);
         }
     }
@@ -578,6 +586,7 @@ impl Scheduler for QueuedScheduler {
             self.suspension,
             self.counts.transactions,
             self.counts.hard_threshold_episodes,
+            self.counts.cleaning_first_episodes,
             self.counts.host_wait_on_erase_ns,
             self.counts.max_behind_background_ns,
         ))

@@ -25,12 +25,32 @@ impl Shares {
     }
 }
 
-/// Queue depth by class (time-weighted mean over all dies together, largest on any one die).
+/// Transactions of one class waiting (ready, not started) on the dies. Each field says what it
+/// is taken over, because a mean over the whole drive and a maximum on one die read alike and
+/// differ by the die count (32 host writes waiting on a 16-die drive: 32 over all dies, 2 a die).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueueDepth {
+    /// Time-weighted mean of the waiting transactions on all dies together.
+    pub mean_all_dies: f64,
+    /// The same divided by the die count: the mean a die had waiting.
+    pub mean_per_die: f64,
+    /// The most that ever waited on any one die.
+    pub max_one_die: u32,
+}
+
+impl QueueDepth {
+    fn of(d: DepthStats, dies: usize) -> Self {
+        let per_die = if dies == 0 { 0.0 } else { d.mean / dies as f64 };
+        QueueDepth { mean_all_dies: d.mean, mean_per_die: per_die, max_one_die: d.max }
+    }
+}
+
+/// Queue depth by class.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClassDepths {
-    pub host_read: DepthStats,
-    pub host_write: DepthStats,
-    pub background: DepthStats,
+    pub host_read: QueueDepth,
+    pub host_write: QueueDepth,
+    pub background: QueueDepth,
 }
 
 /// The queued scheduler's account of the run, in `summary.json` as `scheduler`.
@@ -55,11 +75,15 @@ pub struct SchedulerSummary {
     /// Summed over host transactions: time each waited, ready, while its die ran background
     /// work (the host latency spent waiting on GC at the queues).
     pub host_behind_background_ns: u64,
-    /// Episodes in which a die served background work first (the hard threshold): a pool of
-    /// it owed cleaning one block from its reserve, a host write found a pool at the reserve
-    /// and waited for the cleaning decided at once, a host program had to wait for an erase
-    /// GC had not yet done, or the die owed more GC erases than `timing.hard_threshold_erases`.
+    /// Episodes in which a die served all background work first because host work waited on
+    /// it (the hard threshold): a host write found a pool at the reserve and waited for the
+    /// cleaning decided at once, a host program had to wait for an erase GC had not yet done,
+    /// or the die owed more GC erases than `timing.hard_threshold_erases`.
     pub hard_threshold_episodes: u64,
+    /// Episodes in which a pool of a die owed cleaning one block from its reserve, so its
+    /// background work went ahead of the host writes that use the pool (not of its reads).
+    /// Counted apart from the hard threshold: no host work waits on the cleaning yet.
+    pub cleaning_first_episodes: u64,
     /// Summed over host programs: time spent waiting for those erases.
     pub host_wait_on_erase_ns: u64,
     /// The longest any one request waited behind background work, among requests none of
@@ -80,12 +104,14 @@ impl SchedulerSummary {
         suspension: bool,
         transactions: u64,
         hard_threshold_episodes: u64,
+        cleaning_first_episodes: u64,
         host_wait_on_erase_ns: u64,
         max_request_behind_background_ns: u64,
     ) -> Self {
         let die_total: u64 = s.die_busy_ns.iter().sum();
         let bg_total: u64 = s.die_background_busy_ns.iter().sum();
-        let [host_read, host_write, background] = s.queue_depth;
+        let dies = s.die_busy_ns.len();
+        let [host_read, host_write, background] = s.queue_depth.map(|d| QueueDepth::of(d, dies));
         SchedulerSummary {
             kind: "queued".into(),
             policy: policy.into(),
@@ -98,6 +124,7 @@ impl SchedulerSummary {
             queue_depth: ClassDepths { host_read, host_write, background },
             host_behind_background_ns: s.host_behind_background_ns,
             hard_threshold_episodes,
+            cleaning_first_episodes,
             host_wait_on_erase_ns,
             max_request_behind_background_ns,
             program_suspensions: s.program_suspensions,

@@ -131,3 +131,25 @@ fn an_encoder_run_is_a_dependency_that_occupies_no_die() {
     assert_eq!(finish(0), read_done + 25_000 + x + 1_000_000, "read, then encode, then program");
     assert_eq!(finish(1), read_done + 1 + 50_000 + x, "the encoder held die 0 for no time");
 }
+
+/// A pool one block from its reserve puts its die's cleaning first, and that is counted apart
+/// from the hard threshold (no host work waits on the cleaning yet); a host program waiting for
+/// its block's erase is a hard-threshold episode, one per rise, however long it lasts.
+#[test]
+fn cleaning_first_is_counted_apart_from_the_hard_threshold() {
+    let mut s = sched();
+    s.cleaning_urgent(0, true);
+    s.cleaning_urgent(0, true); // no change: the same episode
+    s.cleaning_urgent(0, false);
+    s.cleaning_urgent(0, true);
+    s.cleaning_urgent(1, true);
+    assert_eq!((s.counts.cleaning_first_episodes, s.counts.hard_threshold_episodes), (3, 0));
+    // Die 0 is already serving background work first; a host program now waits on its erase.
+    s.submit(&Transaction::erase(0, 3, BitMode::Slc, Cause::Gc), 0);
+    s.begin_request(0);
+    s.submit(&Transaction::program(0, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    drain(&mut s);
+    assert_eq!((s.counts.cleaning_first_episodes, s.counts.hard_threshold_episodes), (3, 1));
+}
