@@ -580,16 +580,7 @@ impl Scheduler for QueuedScheduler {
     }
 
     fn summary(&self) -> Option<SchedulerSummary> {
-        Some(SchedulerSummary::new(
-            &self.engine.stats(),
-            self.engine.policy(),
-            self.suspension,
-            self.counts.transactions,
-            self.counts.hard_threshold_episodes,
-            self.counts.cleaning_first_episodes,
-            self.counts.host_wait_on_erase_ns,
-            self.counts.max_behind_background_ns,
-        ))
+        Some(SchedulerSummary::new(&self.engine.stats(), self.engine.policy(), self.suspension, &self.counts))
     }
 }
 

@@ -98,16 +98,7 @@ pub struct SchedulerSummary {
 }
 
 impl SchedulerSummary {
-    pub(super) fn new(
-        s: &QueuedStats,
-        policy: &str,
-        suspension: bool,
-        transactions: u64,
-        hard_threshold_episodes: u64,
-        cleaning_first_episodes: u64,
-        host_wait_on_erase_ns: u64,
-        max_request_behind_background_ns: u64,
-    ) -> Self {
+    pub(super) fn new(s: &QueuedStats, policy: &str, suspension: bool, counts: &super::Counts) -> Self {
         let die_total: u64 = s.die_busy_ns.iter().sum();
         let bg_total: u64 = s.die_background_busy_ns.iter().sum();
         let dies = s.die_busy_ns.len();
@@ -123,14 +114,14 @@ impl SchedulerSummary {
             background_share_of_die_time: if die_total == 0 { 0.0 } else { bg_total as f64 / die_total as f64 },
             queue_depth: ClassDepths { host_read, host_write, background },
             host_behind_background_ns: s.host_behind_background_ns,
-            hard_threshold_episodes,
-            cleaning_first_episodes,
-            host_wait_on_erase_ns,
-            max_request_behind_background_ns,
+            hard_threshold_episodes: counts.hard_threshold_episodes,
+            cleaning_first_episodes: counts.cleaning_first_episodes,
+            host_wait_on_erase_ns: counts.host_wait_on_erase_ns,
+            max_request_behind_background_ns: counts.max_behind_background_ns,
             program_suspensions: s.program_suspensions,
             erase_suspensions: s.erase_suspensions,
             multi_plane_ops: s.multi_plane_ops,
-            transactions,
+            transactions: counts.transactions,
         }
     }
 }
