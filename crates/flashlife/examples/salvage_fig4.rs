@@ -84,7 +84,7 @@ fn main() -> Result<()> {
     let page_bits = cfg.flash.page_size * 8;
     let header =
         "workload,rber,seed,policy,expected_bad_block_ratio,bad_block_ratio,bad_blocks,bad_pages,retired_blocks,\
-                  mean_latency_us,p99_latency_us,iops,mb_per_s,write_amplification,mean_valid_per_victim,\
+                  mean_latency_us,p50_latency_us,p99_latency_us,iops,mb_per_s,write_amplification,mean_valid_per_victim,\
                   table_peak_entries,table_peak_memory_bytes,table_lookups,out_of_order_programs,wall_s";
     let mut csv = vec![header.to_string()];
     println!(
@@ -103,7 +103,8 @@ fn main() -> Result<()> {
         "expect"
     );
     for &rber in &args.rbers {
-        let mut norm: [Vec<f64>; 4] = Default::default();
+        // Salvage / baseline: mean, p50 and p99 latency, throughput; the two bad-block ratios.
+        let mut norm: [Vec<f64>; 6] = Default::default();
         for seed in 1..=args.seeds {
             let mut rows = Vec::new();
             for policy in ["retire_block", "skip_page"] {
@@ -121,13 +122,14 @@ fn main() -> Result<()> {
                 let expect =
                     expected_bad_block_ratio(rber, page_bits, cfg.failures.sigma, cfg.geometry.pages_per_block);
                 csv.push(format!(
-                    "{},{rber:e},{seed},{policy},{expect:.6},{:.6},{},{},{},{:.2},{:.2},{:.1},{:.2},{:.4},{:.2},{},{},{},{},{:.1}",
+                    "{},{rber:e},{seed},{policy},{expect:.6},{:.6},{},{},{},{:.2},{:.2},{:.2},{:.1},{:.2},{:.4},{:.2},{},{},{},{},{:.1}",
                     args.label,
                     f.bad_block_ratio,
                     f.bad_blocks,
                     f.bad_pages,
                     f.retired_blocks,
                     s.latency_us.all.mean,
+                    s.latency_us.all.p50,
                     s.latency_us.all.p99,
                     s.throughput.iops,
                     s.throughput.mb_per_s,
@@ -143,7 +145,7 @@ fn main() -> Result<()> {
                     eprintln!(
                         "--- {policy}\n{}{}",
                         s.to_text(),
-                        serde_json::to_string(&(&s.failures, &s.techniques)).unwrap_or_default()
+                        serde_json::to_string(&(&s.failures, &s.techniques, &s.scheduler)).unwrap_or_default()
                     );
                     eprintln!("{}", serde_json::to_string(&s.flash).unwrap_or_default());
                 }
@@ -152,6 +154,8 @@ fn main() -> Result<()> {
             let (b, s) = (&rows[0].0, &rows[1].0);
             for (v, x) in norm.iter_mut().zip([
                 s.latency_us.all.mean / b.latency_us.all.mean,
+                s.latency_us.all.p50 / b.latency_us.all.p50,
+                s.latency_us.all.p99 / b.latency_us.all.p99,
                 s.throughput.iops / b.throughput.iops,
                 b.failures.bad_block_ratio,
                 s.failures.bad_block_ratio,
@@ -180,12 +184,17 @@ fn main() -> Result<()> {
                 let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
                 (m, var.sqrt())
             };
-            let [l, t, bb, bs] = norm.each_ref().map(|v| ms(v));
+            let [l, p50, p99, t, bb, bs] = norm.each_ref().map(|v| ms(v));
             println!(
-                "{:>8.0e}  mean | latency {:.3} +- {:.3}, throughput {:.3} +- {:.3}, bad blocks {:.3}% / {:.3}% ({} seeds)",
+                "{:>8.0e}  mean | latency {:.3} +- {:.3} (p50 {:.3} +- {:.3}, p99 {:.3} +- {:.3}), throughput {:.3} +- {:.3}, \
+                 bad blocks {:.3}% / {:.3}% ({} seeds)",
                 rber,
                 l.0,
                 l.1,
+                p50.0,
+                p50.1,
+                p99.0,
+                p99.1,
                 t.0,
                 t.1,
                 bb.0 * 100.0,

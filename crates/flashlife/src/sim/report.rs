@@ -345,12 +345,24 @@ fn explain(
 ) -> Vec<String> {
     let mut out = Vec::new();
     // A tail two orders of magnitude above the median, over enough requests to mean it.
+    // Why, said for the scheduler that timed the run: the reservation scheduler books a whole
+    // victim ahead of the writes behind it; the queued one serves cleaning first only near a
+    // pool's reserve, and its summary section counts those episodes.
+    let cause = match cfg.timing.scheduler {
+        crate::config::SchedulerKind::Reservation => {
+            "usually garbage collection, which the reservation timing model books a whole victim at a time"
+        }
+        crate::config::SchedulerKind::Queued => {
+            "usually garbage collection a die served first near a pool's reserve (summary.scheduler: \
+             cleaning_first_episodes, hard_threshold_episodes, host_wait_on_erase_ns)"
+        }
+    };
     for (op, l) in [("read", read), ("write", write)] {
         if l.count >= 1000 && l.p50 > 0.0 && l.p99 > TAIL_RATIO * l.p50 && l.p99 > TAIL_FLOOR_US {
             out.push(format!(
                 "{op} latency p99 ({:.0} us) is {:.0} times the median ({:.0} us): a few requests wait behind work booked \
-                 ahead of them, usually garbage collection, which the reservation timing model books a whole victim at a \
-                 time; see p99_latency_us in timeseries.csv, and give GC room (capacity.overprovisioning, gc watermarks)",
+                 ahead of them, {cause}; see p99_latency_us in timeseries.csv, and give GC room \
+                 (capacity.overprovisioning, gc watermarks)",
                 l.p99,
                 l.p99 / l.p50,
                 l.p50
