@@ -358,13 +358,13 @@ class Scheduler(TypedDict):
     queue_depth: ClassDepths
     #: Summed over host transactions: time waiting, ready, while their die ran background work.
     host_behind_background_ns: int
-    #: Episodes with all background work first on a die because host work waited on it (a
-    #: write at a pool's reserve, a host program waiting for its block's erase, GC erases owed
-    #: beyond `timing.hard_threshold_erases`).
+    #: Episodes with background work first on a die (the hard threshold): a pool one block
+    #: from its reserve, or host work held for background work (next count).
     hard_threshold_episodes: int
-    #: Episodes with a pool one block from its reserve: its cleaning goes before the writes
-    #: that use it; no host work waits on it yet.
-    cleaning_first_episodes: int
+    #: Those in which host work was held for background work: a write at a pool's reserve
+    #: waiting for the cleaning decided at once, a host program waiting for its block's erase,
+    #: GC erases owed beyond `timing.hard_threshold_erases`.
+    host_blocked_episodes: int
     host_wait_on_erase_ns: int
     #: The longest one request waited behind background work away from the hard threshold.
     max_request_behind_background_ns: int

@@ -48,8 +48,8 @@ fn a_die_bound_drive_keeps_its_dies_busy_and_reaches_the_closed_form() {
 /// its write amplification needs (about eight GC transactions per host write here), no write
 /// waits behind as much as one victim's worth of GC (a victim's valid pages read and
 /// programmed, then its erase), and the tail is below a victim too. Unpaced, GC runs only
-/// when a die has no host work or, one block from a pool's reserve, ahead of the writes
-/// (`cleaning_first_episodes` in the summary), and the tail then is several victims' worth.
+/// when a die has no host work or, one block from a pool's reserve, first (the hard
+/// threshold, which the summary counts), and the tail then is several victims' worth.
 ///
 /// The soft threshold needs room above the reserve to pace in: the peer drive's watermarks
 /// (3 and 4 free blocks of 96) put it one block from the reserve, where stepped cleaning
@@ -69,11 +69,11 @@ fn paced_gc_keeps_every_write_within_a_victim_of_gc() {
     assert!(paced.latency_us.write.p99 < victim_us, "write p99 {} us", paced.latency_us.write.p99);
     let unpaced = run(&roomy).summary;
     let u = unpaced.scheduler.as_ref().unwrap();
-    assert!(u.cleaning_first_episodes > 0, "no pool came within a block of its reserve unpaced");
+    assert!(u.hard_threshold_episodes > 0, "no pool came within a block of its reserve unpaced");
     // The tail's warning names the queued scheduler's counters, not the reservation model.
     let tail = unpaced.run.warnings.iter().find(|w| w.starts_with("write latency p99"));
     let tail = tail.unwrap_or_else(|| panic!("no tail warning: {:?}", unpaced.run.warnings));
-    assert!(tail.contains("cleaning_first_episodes") && !tail.contains("reservation"), "{tail}");
+    assert!(tail.contains("hard_threshold_episodes") && !tail.contains("reservation"), "{tail}");
     assert!(unpaced.latency_us.write.p99 > 2.0 * victim_us, "unpaced p99 {} us", unpaced.latency_us.write.p99);
     let work = |s: &flashlife::sim::summary::Summary| s.throughput.iops * s.write_amplification;
     let ratio = work(&paced) / work(&unpaced);

@@ -354,7 +354,7 @@ fn explain(
         }
         crate::config::SchedulerKind::Queued => {
             "usually garbage collection a die served first near a pool's reserve (summary.scheduler: \
-             cleaning_first_episodes, hard_threshold_episodes, host_wait_on_erase_ns)"
+             hard_threshold_episodes, host_blocked_episodes, host_wait_on_erase_ns)"
         }
     };
     for (op, l) in [("read", read), ("write", write)] {

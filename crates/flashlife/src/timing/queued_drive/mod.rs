@@ -100,8 +100,8 @@ struct Urgency {
     /// A pool of the die is one block from its reserve (`Scheduler::cleaning_urgent`).
     cleaning: bool,
     on: bool,
-    /// Whether the last `reconsider` found a strict reason (host work waiting on the die's
-    /// background work), to count the hard threshold's episodes apart from cleaning first.
+    /// Whether the last `reconsider` found a strict reason (host work held for the die's
+    /// background work), to count those episodes among the hard threshold's.
     strict: bool,
     /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
     /// threshold.
@@ -113,7 +113,7 @@ struct Urgency {
 struct Counts {
     transactions: u64,
     hard_threshold_episodes: u64,
-    cleaning_first_episodes: u64,
+    host_blocked_episodes: u64,
     host_wait_on_erase_ns: u64,
     /// The most any request away from the hard threshold waited behind background work.
     max_behind_background_ns: u64,
@@ -401,10 +401,11 @@ impl QueuedScheduler {
             u.on = on;
             if on {
                 u.epoch = u.epoch.wrapping_add(1);
+                self.counts.hard_threshold_episodes += 1;
             }
         }
         if strict && !u.strict {
-            self.counts.hard_threshold_episodes += 1;
+            self.counts.host_blocked_episodes += 1;
         }
         u.strict = strict;
         // Work waiting on background work, or owed beyond the lag, goes before everything; a
@@ -511,7 +512,6 @@ impl Scheduler for QueuedScheduler {
     fn cleaning_urgent(&mut self, die: u32, on: bool) {
         if self.urgency[die as usize].cleaning != on {
             self.urgency[die as usize].cleaning = on;
-            self.counts.cleaning_first_episodes += u64::from(on);
             self.reconsider(die);
         }
     }

@@ -75,15 +75,15 @@ pub struct SchedulerSummary {
     /// Summed over host transactions: time each waited, ready, while its die ran background
     /// work (the host latency spent waiting on GC at the queues).
     pub host_behind_background_ns: u64,
-    /// Episodes in which a die served all background work first because host work waited on
-    /// it (the hard threshold): a host write found a pool at the reserve and waited for the
-    /// cleaning decided at once, a host program had to wait for an erase GC had not yet done,
-    /// or the die owed more GC erases than `timing.hard_threshold_erases`.
+    /// Episodes in which a die served background work first (the hard threshold): a pool of
+    /// it owed cleaning one block from its reserve, or host work was held for its background
+    /// work (the next count).
     pub hard_threshold_episodes: u64,
-    /// Episodes in which a pool of a die owed cleaning one block from its reserve, so its
-    /// background work went ahead of the host writes that use the pool (not of its reads).
-    /// Counted apart from the hard threshold: no host work waits on the cleaning yet.
-    pub cleaning_first_episodes: u64,
+    /// Those of them, or of their stretches, in which host work was held for background work:
+    /// a host write found a pool at the reserve and waited for the cleaning decided at once, a
+    /// host program waited for an erase GC had not yet done, or the die owed more GC erases
+    /// than `timing.hard_threshold_erases`. The rest only put cleaning ahead of the writes.
+    pub host_blocked_episodes: u64,
     /// Summed over host programs: time spent waiting for those erases.
     pub host_wait_on_erase_ns: u64,
     /// The longest any one request waited behind background work, among requests none of
@@ -115,7 +115,7 @@ impl SchedulerSummary {
             queue_depth: ClassDepths { host_read, host_write, background },
             host_behind_background_ns: s.host_behind_background_ns,
             hard_threshold_episodes: counts.hard_threshold_episodes,
-            cleaning_first_episodes: counts.cleaning_first_episodes,
+            host_blocked_episodes: counts.host_blocked_episodes,
             host_wait_on_erase_ns: counts.host_wait_on_erase_ns,
             max_request_behind_background_ns: counts.max_behind_background_ns,
             program_suspensions: s.program_suspensions,

@@ -132,24 +132,25 @@ fn an_encoder_run_is_a_dependency_that_occupies_no_die() {
     assert_eq!(finish(1), read_done + 1 + 50_000 + x, "the encoder held die 0 for no time");
 }
 
-/// A pool one block from its reserve puts its die's cleaning first, and that is counted apart
-/// from the hard threshold (no host work waits on the cleaning yet); a host program waiting for
-/// its block's erase is a hard-threshold episode, one per rise, however long it lasts.
+/// A pool one block from its reserve puts its die's cleaning first: a hard-threshold episode
+/// in which no host work is held yet. A host program waiting for its block's erase is one in
+/// which host work is held, counted apart; each is counted once per rise, however long.
 #[test]
-fn cleaning_first_is_counted_apart_from_the_hard_threshold() {
+fn host_blocked_episodes_are_counted_among_the_hard_thresholds() {
     let mut s = sched();
     s.cleaning_urgent(0, true);
     s.cleaning_urgent(0, true); // no change: the same episode
     s.cleaning_urgent(0, false);
     s.cleaning_urgent(0, true);
     s.cleaning_urgent(1, true);
-    assert_eq!((s.counts.cleaning_first_episodes, s.counts.hard_threshold_episodes), (3, 0));
-    // Die 0 is already serving background work first; a host program now waits on its erase.
-    s.submit(&Transaction::erase(0, 3, BitMode::Slc, Cause::Gc), 0);
+    assert_eq!((s.counts.hard_threshold_episodes, s.counts.host_blocked_episodes), (3, 0));
+    // Die 1 is no longer urgent; a host program there now waits for its block's erase.
+    s.cleaning_urgent(1, false);
+    s.submit(&Transaction::erase(1, 3, BitMode::Slc, Cause::Gc), 0);
     s.begin_request(0);
-    s.submit(&Transaction::program(0, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    s.submit(&Transaction::program(1, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
     let mut out = Vec::new();
     s.end_request(0, &mut out);
     drain(&mut s);
-    assert_eq!((s.counts.cleaning_first_episodes, s.counts.hard_threshold_episodes), (3, 1));
+    assert_eq!((s.counts.hard_threshold_episodes, s.counts.host_blocked_episodes), (4, 1));
 }
