@@ -55,8 +55,8 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// pool, for the cold data wear levelling moves with `wear_leveling.cold_stream`, the
 /// open-channel host FTL's host write buffer and placement, the FTL's `gc.mode`, and
 /// retirement, reclaim and idle cleaning stepped under the queued scheduler, a queue of them
-/// per pool); 18: the queued scheduler counts episodes of cleaning first apart from the hard
-/// threshold's.
+/// per pool); 18: the queued scheduler counts, among the hard threshold's episodes, those that
+/// held host work for background work.
 pub const FORMAT_VERSION: u32 = 18;
 
 /// The flashlife version whose state layout a payload uses.
