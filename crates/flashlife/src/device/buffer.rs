@@ -80,9 +80,9 @@ mod tests {
     #[test]
     fn full_buffer_waits_for_the_oldest_release() {
         let mut b = WayBuffer::new(2 * 16384, 16384);
-        assert_eq!(b.admit(Done::at(0), 16384), Done::at(0));
+        assert_eq!(b.admit(Done::START, 16384), Done::START);
         b.push(Done::at(1000), 16384);
-        assert_eq!(b.admit(Done::at(0), 16384), Done::at(0));
+        assert_eq!(b.admit(Done::START, 16384), Done::START);
         b.push(Done::at(2000), 16384);
         // Full: the third page waits for the first release.
         assert_eq!(b.admit(Done::at(10), 16384), Done::at(1000));

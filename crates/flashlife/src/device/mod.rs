@@ -602,10 +602,10 @@ pub(crate) mod tests {
     #[test]
     fn a_read_of_the_wrong_page_is_caught() {
         let mut d = ocssd();
-        d.write_page(1, 0, Done::at(0), Cause::Host);
-        d.write_page(1, 1, Done::at(0), Cause::Host);
+        d.write_page(1, 0, Done::START, Cause::Host);
+        d.write_page(1, 1, Done::START, Cause::Host);
         // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
-        d.core.read(1, 0, d.core.tag(1, 1), 4096, Done::at(0), Cause::Host);
+        d.core.read(1, 0, d.core.tag(1, 1), 4096, Done::START, Cause::Host);
         assert!(d.violation().is_some());
     }
 
@@ -614,10 +614,10 @@ pub(crate) mod tests {
     #[test]
     fn ocssd_writes_through_and_reports_failures() {
         let mut o = ocssd();
-        let (ack, outcome) = o.write_page(0, 0, Done::at(0), Cause::Host);
+        let (ack, outcome) = o.write_page(0, 0, Done::START, Cause::Host);
         assert!(ack.as_time() > 0 && outcome == PageOutcome::Ok);
-        o.write_page(0, 1, Done::at(0), Cause::Host);
-        assert_eq!(o.write_page(0, 2, Done::at(0), Cause::Host).1, PageOutcome::Reported);
+        o.write_page(0, 1, Done::START, Cause::Host);
+        assert_eq!(o.write_page(0, 2, Done::START, Cause::Host).1, PageOutcome::Reported);
         assert_eq!((o.core.stats.failures_reported, o.core.stats.failures_handled), (1, 0));
         assert!(o.memory().is_none());
     }

@@ -261,7 +261,7 @@ mod tests {
         ftl.blocks.withdraw(victim, plane, ftl.victim.as_mut());
         ftl.blocks.state[victim as usize] = BlockState::Cleaning;
         let upp = ftl.upp_by_mode[ftl.flash.mode(victim).index()];
-        let mut job = ftl.start_job(victim, None, Done::at(0), Cause::Gc, true);
+        let mut job = ftl.start_job(victim, None, Done::START, Cause::Gc, true);
         let (mut steps, mut last) = (0u32, valid);
         let n = ftl.logical_units();
         while ftl.step_job(&mut job) {
@@ -270,7 +270,7 @@ mod tests {
             assert!(last - now <= upp, "one step moves at most one page's units ({} -> {now})", last);
             last = now;
             for i in 0..3 {
-                ftl.write((steps * 131 + i * 17) % n, 1, Done::at(0));
+                ftl.write((steps * 131 + i * 17) % n, 1, Done::START);
             }
         }
         assert!(steps >= 2, "the job took {steps} steps: not resumable in pieces");

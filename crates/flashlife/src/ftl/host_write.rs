@@ -245,7 +245,7 @@ mod tests {
         let mut off_plane = 0;
         for i in 0..20_000u32 {
             let lpn = (i * 7919) % n;
-            ftl.write(lpn, 1, Done::at(0));
+            ftl.write(lpn, 1, Done::START);
             let block = ftl.map.slot(lpn) / ftl.slots_per_block;
             if ftl.geo.plane_of_block(block) != ftl.stripe[(lpn % planes) as usize] {
                 off_plane += 1;
@@ -264,7 +264,7 @@ mod tests {
         let n = ftl.logical_units();
         let (mut asked, mut lpn) = (0u32, 0u32);
         while asked < 3 {
-            let mut w = HostWrite::new(lpn % n, 1, Done::at(0));
+            let mut w = HostWrite::new(lpn % n, 1, Done::START);
             lpn += 977;
             loop {
                 let (victims, erases) = (ftl.counters.gc_victims, ftl.counters.block_erases.get(Cause::Gc));
@@ -307,7 +307,7 @@ mod tests {
         let recycled = |ftl: &Ftl| ftl.second_write_counters().expect("second writes on").blocks_recycled;
         let (mut asked, mut lpn) = (0u32, 0u32);
         while asked < 3 {
-            let mut w = HostWrite::new(lpn % n, 1, Done::at(0));
+            let mut w = HostWrite::new(lpn % n, 1, Done::START);
             lpn += 977;
             loop {
                 let before = (ftl.counters.gc_victims, recycled(&ftl));

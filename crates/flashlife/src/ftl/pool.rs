@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(a.ready, Done::at(5), "the page is ready when its latest unit is");
         assert!(!a.programmed(Some(2)));
         assert_eq!((a.page, a.slot, a.ready), (2, 0, Done::START));
-        assert_eq!(a.take_slot(16, 4, Done::at(0)).0, 3 * 16 + 2 * 4);
+        assert_eq!(a.take_slot(16, 4, Done::START).0, 3 * 16 + 2 * 4);
         assert!(a.programmed(None));
         assert!(a.is_closed());
     }

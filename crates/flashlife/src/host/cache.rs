@@ -448,14 +448,14 @@ mod tests {
     fn lru_write_back_by_hand() {
         let mut d = cached(2);
         assert_eq!(d.tag.len(), 2);
-        d.write(1, 1, Done::at(0));
-        d.write(2, 1, Done::at(0));
-        d.read(1, 1, Done::at(0), 0, 0); // hit: 1 becomes most recent
+        d.write(1, 1, Done::START);
+        d.write(2, 1, Done::START);
+        d.read(1, 1, Done::START, 0, 0); // hit: 1 becomes most recent
         assert_eq!(d.inner.counters().host_unit_writes, 0, "nothing destaged yet");
-        d.write(3, 1, Done::at(0)); // evicts 2 (least recent), dirty: destaged
+        d.write(3, 1, Done::START); // evicts 2 (least recent), dirty: destaged
         assert_eq!(d.inner.counters().host_unit_writes, 1);
         assert_eq!(d.slot_of[2], NONE);
-        d.read(2, 1, Done::at(0), 0, 0); // miss from the FTL; evicts 1, dirty: destaged
+        d.read(2, 1, Done::START, 0, 0); // miss from the FTL; evicts 1, dirty: destaged
         assert_eq!(d.inner.counters().host_unit_writes, 2);
         let s = d.summary();
         assert_eq!((s.read_hits, s.read_misses, s.write_hits, s.write_misses), (1, 1, 0, 3));
@@ -470,14 +470,14 @@ mod tests {
     #[test]
     fn losing_a_dirty_unit_is_caught() {
         let mut d = cached(4);
-        d.write(5, 1, Done::at(0));
+        d.write(5, 1, Done::START);
         let s = d.slot_of[5];
         d.dirty[s as usize] = 0; // forget it is dirty
-        d.write(6, 1, Done::at(0));
-        d.write(7, 1, Done::at(0));
-        d.write(8, 1, Done::at(0));
-        d.write(9, 1, Done::at(0)); // evicts 5 without a destage
-        d.read(5, 1, Done::at(0), 0, 0);
+        d.write(6, 1, Done::START);
+        d.write(7, 1, Done::START);
+        d.write(8, 1, Done::START);
+        d.write(9, 1, Done::START); // evicts 5 without a destage
+        d.read(5, 1, Done::START, 0, 0);
         assert!(d.integrity_violation().is_some_and(|v| v.contains("unit 5")), "{:?}", d.integrity_violation());
     }
 }

@@ -157,12 +157,12 @@ mod tests {
         // Four units, two parallel units.
         let mut b = HostBuffer::new(4 * 4096, 4096, 2);
         for _ in 0..2 {
-            assert_eq!(b.room_at(Done::at(0)), Some(Done::at(0)));
+            assert_eq!(b.room_at(Done::START), Some(Done::START));
             b.admitted(0);
         }
         b.page_sent(0, Done::at(5000), 0);
         for _ in 0..2 {
-            assert_eq!(b.room_at(Done::at(0)), Some(Done::at(0)));
+            assert_eq!(b.room_at(Done::START), Some(Done::START));
             b.admitted(1);
         }
         // Full: two sent (free at 5000), two unsent.
@@ -178,15 +178,15 @@ mod tests {
     #[test]
     fn a_buffer_full_of_partial_pages_asks_for_a_flush() {
         let mut b = HostBuffer::new(2 * 4096, 4096, 2);
-        assert_eq!(b.room_at(Done::at(0)), Some(Done::at(0)));
+        assert_eq!(b.room_at(Done::START), Some(Done::START));
         b.admitted(0);
-        assert_eq!(b.room_at(Done::at(0)), Some(Done::at(0)));
+        assert_eq!(b.room_at(Done::START), Some(Done::START));
         b.admitted(1);
-        assert_eq!(b.room_at(Done::at(0)), None);
+        assert_eq!(b.room_at(Done::START), None);
         assert_eq!(b.partial_pages().collect::<Vec<_>>(), vec![0, 1]);
         b.page_sent(0, Done::at(100), 3);
         b.page_sent(1, Done::at(200), 3);
-        assert_eq!(b.room_at(Done::at(0)), Some(Done::at(100)));
+        assert_eq!(b.room_at(Done::START), Some(Done::at(100)));
         assert_eq!(b.stats().padded_pages, 2);
         assert_eq!(b.stats().padding_units, 6);
     }

@@ -14,6 +14,18 @@
 /// (an odd estimate of its completion, `queued_drive/tokens.rs`), which is why arithmetic on
 /// it would be wrong, not just untidy: a value with something added names nothing.
 ///
+/// What the layers above may do with one:
+///
+/// ```
+/// use flashlife::timing::Done;
+/// let (read, transfer) = (Done::at(1_000), Done::at(2_001));
+/// let both = Done::later(read, transfer); // what work after both waits for
+/// assert_eq!(both, transfer);
+/// assert_eq!(both.as_time(), 2_001); // read as a time, for a clock of one's own
+/// ```
+///
+/// What they may not:
+///
 /// ```compile_fail
 /// use flashlife::timing::Done;
 /// let after_read = Done::at(1_000);

@@ -3,8 +3,9 @@
 //! The FTL, the open-channel device and the techniques decide *what* happens (which unit goes
 //! where, which victim, which page moves) and describe each flash operation as a
 //! [`Transaction`]; a [`Scheduler`] owns the resources (host link, channel buses, dies) and
-//! decides when each transaction runs. Callers pass completion times along as dependencies
-//! ("after this read") and never add durations themselves: every duration comes from here.
+//! decides when each transaction runs. Callers hold completions as [`Done`] and pass them along
+//! as dependencies ("after this read"); `Done` has no arithmetic, so they cannot add durations
+//! themselves: every duration comes from here.
 //!
 //! Schedulers (`timing.scheduler` chooses):
 //! - [`Reservation`]: each resource keeps the time it next becomes free and a transaction is

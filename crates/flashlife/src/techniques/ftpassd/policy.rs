@@ -246,7 +246,7 @@ mod tests {
         let cfg = FtPassdConfig { idle_timeout_us: timeout_us };
         let mut d = device(move |home, geo| build(FtPassdConfig::SHIFT, &cfg, home, geo));
         for lpo in 0..4 {
-            d.write_page(0, lpo, Done::at(0), Cause::Host);
+            d.write_page(0, lpo, Done::START, Cause::Host);
         }
         let free = d.core.sched.die_free_at(0);
         (d, free)
@@ -259,7 +259,7 @@ mod tests {
     fn figure_10_on_the_device_reads_land_on_the_right_pages() {
         let mut d = ftpassd(FtPassdConfig::SHIFT);
         for lpo in 0..4 {
-            assert_eq!(d.write_page(0, lpo, Done::at(0), Cause::Host).1, PageOutcome::Ok);
+            assert_eq!(d.write_page(0, lpo, Done::START, Cause::Host).1, PageOutcome::Ok);
         }
         assert_eq!(d.core.stats.failures_handled, 1);
         for lpo in 0..4 {
@@ -284,15 +284,15 @@ mod tests {
         let mut d = ftpassd(FtPassdConfig::NO_SHIFT);
         let mut acks = Vec::new();
         for lpo in 0..4 {
-            acks.push(d.write_page(0, lpo, Done::at(0), Cause::Host).0);
+            acks.push(d.write_page(0, lpo, Done::START, Cause::Host).0);
         }
         assert_eq!(d.core.stats.foreground_copied_pages, 2);
         for lpo in 0..4 {
             assert!(d.verify_page(0, lpo));
         }
         // Write-back: the first pages complete at once, from the buffer.
-        assert_eq!(acks[0], Done::at(0));
-        assert!(ocssd().write_page(0, 0, Done::at(0), Cause::Host).0.as_time() > 0);
+        assert_eq!(acks[0], Done::START);
+        assert!(ocssd().write_page(0, 0, Done::START, Cause::Host).0.as_time() > 0);
     }
 
     /// Migration starts only once the device has been idle for the timeout: a command that
@@ -350,7 +350,7 @@ mod tests {
         let ack_elsewhere = |name: &'static str| {
             let mut d = device_on(2, move |home, geo| build(name, &FtPassdConfig::default(), home, geo));
             for lpo in 0..3 {
-                d.write_page(0, lpo, Done::at(0), Cause::Host);
+                d.write_page(0, lpo, Done::START, Cause::Host);
             }
             let failed = d.core.stats.first_failure_ns.expect("block 0 page 2 failed");
             // Logical block 6 is on the other way, its buffer empty.
