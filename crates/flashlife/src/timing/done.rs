@@ -40,7 +40,7 @@
 /// ```
 ///
 /// [`submit`]: super::Scheduler::submit
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)] // checkpoints keep the bytes of the `u64` it replaced
 pub struct Done(pub(in crate::timing) u64);
 
