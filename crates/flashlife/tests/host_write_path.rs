@@ -5,6 +5,7 @@
 use flashlife::host::open_channel::OpenChannel;
 use flashlife::sim::{build_open_channel, RunOutput};
 use flashlife::techniques::ftpassd_bench::PeriodicWrites;
+use flashlife::timing::Done;
 use flashlife::{Config, ConfigBuilder, Simulator};
 
 const MIB: u64 = 1 << 20;
@@ -31,12 +32,12 @@ fn drive(scheduler: &str, sets: &[&str]) -> OpenChannel {
 fn a_write_completes_when_buffered_not_when_programmed() {
     // Write-through device (OCSSD): without a host buffer a write waits for its program.
     let mut plain = drive("reservation", &["open_channel.device_policy=ocssd"]);
-    assert!(plain.write(0, 4, 0) >= PROGRAM_NS);
+    assert!(plain.write(0, 4, Done::START).as_time() >= PROGRAM_NS);
     let mut hb = drive("reservation", &["open_channel.device_policy=ocssd", "open_channel.host_buffer_kib=64"]);
     // A full page (4 units) goes to the device at once, a partial one stays: both complete
     // when buffered.
-    assert_eq!(hb.write(0, 4, 0), 0);
-    assert_eq!(hb.write(4, 2, 10), 10);
+    assert_eq!(hb.write(0, 4, Done::START), Done::START);
+    assert_eq!(hb.write(4, 2, Done::at(10)), Done::at(10));
     assert_eq!(hb.host_buffer_held(10), 6);
     // The device completes the first page at ~1.5 ms: its units are freed, the partial page's not.
     assert_eq!(hb.host_buffer_held(2 * PROGRAM_NS), 2);
@@ -56,7 +57,7 @@ fn the_buffer_never_exceeds_its_size_and_a_full_buffer_waits() {
         let mut last = 0;
         for i in 0..200u32 {
             let n = 1 + i % 7;
-            let done = oc.write(lpn, n, t);
+            let done = oc.write(lpn, n, Done::at(t)).as_time();
             assert!(done >= t, "{scheduler}: a write completed before it began");
             assert!(oc.host_buffer_held(t) <= cap, "{scheduler}: buffer over its size");
             last = last.max(done);
@@ -79,17 +80,17 @@ fn the_buffer_never_exceeds_its_size_and_a_full_buffer_waits() {
 fn a_flush_pads_each_partial_page_once() {
     let mut oc = drive("reservation", &["open_channel.host_buffer_kib=64", "open_channel.placement=chunk"]);
     // Two commands on two parallel units, each leaving a partial page.
-    oc.write(0, 5, 0);
-    oc.write(100, 2, 0);
+    oc.write(0, 5, Done::START);
+    oc.write(100, 2, Done::START);
     // The full page went to a write-back device (FT-PASSD), which completed it at once.
     assert_eq!(oc.host_buffer_held(0), 1 + 2);
     let programs = oc.counters().host_unit_writes;
-    let done = oc.flush_host_buffer(1000);
-    assert!(done >= 1000);
+    let done = oc.flush_host_buffer(Done::at(1000));
+    assert!(done.as_time() >= 1000);
     let s = oc.host_buffer_stats().unwrap();
     assert_eq!((s.padded_pages, s.padding_units, s.flushes, s.unsent_bytes), (2, 3 + 2, 1, 0));
     // A second flush has nothing to pad.
-    oc.flush_host_buffer(2000);
+    oc.flush_host_buffer(Done::at(2000));
     let s = oc.host_buffer_stats().unwrap();
     assert_eq!((s.padded_pages, s.padding_units, s.flushes), (2, 5, 2));
     assert_eq!(oc.counters().host_unit_writes, programs, "padding is not host data");
@@ -107,9 +108,9 @@ fn chunk_placement_puts_a_command_on_one_parallel_unit() {
         v
     };
     // 64 units = 16 pages.
-    chunk.write(0, 64, 0);
-    chunk.write(64, 64, 0);
-    stripe.write(0, 64, 0);
+    chunk.write(0, 64, Done::START);
+    chunk.write(64, 64, Done::START);
+    stripe.write(0, 64, Done::START);
     let (a, b) = (pus(&chunk, 0, 64), pus(&chunk, 64, 64));
     assert_eq!(a.len(), 1, "one command, parallel units {a:?}");
     assert_eq!(b.len(), 1);

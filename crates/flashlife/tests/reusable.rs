@@ -5,6 +5,7 @@ mod common;
 
 use flashlife::ftl::second_write::SecondWriteCounters;
 use flashlife::ftl::Layout;
+use flashlife::timing::Done;
 use flashlife::workload::Workload;
 use flashlife::{Config, ConfigBuilder, RunOutput, Simulator};
 
@@ -273,7 +274,7 @@ fn second_write_partition_accounting_matches_the_blocks() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         let mut censuses = 0;
         for i in 0..(4 * ftl.logical_units()) {
-            ftl.write(rng.gen_range(0..hot), 1, 0);
+            ftl.write(rng.gen_range(0..hot), 1, Done::START);
             if i % 20_000 == 0 {
                 let in_partition = |b: u32| ftl.block_kind(b) != BlockKind::First;
                 let valid: u64 =

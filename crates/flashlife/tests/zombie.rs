@@ -6,6 +6,7 @@ use flashlife::flash::oxide::OxideParams;
 use flashlife::flash::{BitMode, EraseStatus};
 use flashlife::ftl::{BlockState, Layout};
 use flashlife::sim::{build_flash, build_ftl};
+use flashlife::timing::Done;
 use flashlife::{Config, ConfigBuilder, Simulator};
 
 fn preset(name: &str, sets: &[&str]) -> Config {
@@ -181,9 +182,9 @@ fn whole_lifetime_with_oracle(pool: bool) {
         // 8 KiB requests (4 SLC-page units): they span zombie and normal pages and blocks.
         let first = rng.gen_range(0..hot - 4);
         if rng.gen_bool(0.3) {
-            ftl.read(first, 4, 0);
+            ftl.read(first, 4, Done::START);
         } else {
-            ftl.write(first, 4, 0);
+            ftl.write(first, 4, Done::START);
         }
         ops += 1;
         assert!(ops < 50_000_000, "the drive must die");
@@ -410,7 +411,7 @@ fn wear_until(cfg: &Config, hot: f64, stop: &dyn Fn(&flashlife::ftl::Ftl) -> boo
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
     let mut ops = 0u64;
     while ftl.death().is_none() && !stop(&ftl) {
-        ftl.write(rng.gen_range(0..span - 4), 4, 0);
+        ftl.write(rng.gen_range(0..span - 4), 4, Done::START);
         ops += 1;
         assert!(ops < 100_000_000, "the drive must die");
     }

@@ -7,12 +7,14 @@
 
 use std::collections::VecDeque;
 
+use crate::timing::Done;
+
 /// One way's write buffer.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WayBuffer {
     capacity: u64,
     used: u64,
-    entries: VecDeque<(u64, u64)>,
+    entries: VecDeque<(Done, u64)>,
 }
 
 impl WayBuffer {
@@ -26,7 +28,7 @@ impl WayBuffer {
     #[inline]
     fn drain(&mut self, t: u64) {
         while let Some(&(release, bytes)) = self.entries.front() {
-            if release > t {
+            if release.as_time() > t {
                 break;
             }
             self.used -= bytes;
@@ -36,20 +38,21 @@ impl WayBuffer {
 
     /// The time `bytes`, ready at `ready`, find room: `ready`, or later when the buffer is full.
     #[inline]
-    pub fn admit(&mut self, ready: u64, bytes: u64) -> u64 {
+    pub fn admit(&mut self, ready: Done, bytes: u64) -> Done {
+        // Release times are read as times: the buffer's own clock.
         let mut t = ready;
-        self.drain(t);
+        self.drain(t.as_time());
         while self.used + bytes > self.capacity {
             let Some(&(release, _)) = self.entries.front() else { break };
             t = t.max(release);
-            self.drain(t);
+            self.drain(t.as_time());
         }
         t
     }
 
     /// `bytes` admitted, released at `release` (when their program succeeded).
     #[inline]
-    pub fn push(&mut self, release: u64, bytes: u64) {
+    pub fn push(&mut self, release: Done, bytes: u64) {
         self.used += bytes;
         self.entries.push_back((release, bytes));
     }
@@ -62,7 +65,7 @@ impl WayBuffer {
 
     /// Bytes admitted so far whose space is still held after `t` (without releasing anything).
     pub fn held_after(&self, t: u64) -> u64 {
-        self.entries.iter().filter(|&&(release, _)| release > t).map(|&(_, b)| b).sum()
+        self.entries.iter().filter(|&&(release, _)| release.as_time() > t).map(|&(_, b)| b).sum()
     }
 
     pub fn capacity(&self) -> u64 {
@@ -77,17 +80,17 @@ mod tests {
     #[test]
     fn full_buffer_waits_for_the_oldest_release() {
         let mut b = WayBuffer::new(2 * 16384, 16384);
-        assert_eq!(b.admit(0, 16384), 0);
-        b.push(1000, 16384);
-        assert_eq!(b.admit(0, 16384), 0);
-        b.push(2000, 16384);
+        assert_eq!(b.admit(Done::START, 16384), Done::START);
+        b.push(Done::at(1000), 16384);
+        assert_eq!(b.admit(Done::START, 16384), Done::START);
+        b.push(Done::at(2000), 16384);
         // Full: the third page waits for the first release.
-        assert_eq!(b.admit(10, 16384), 1000);
-        b.push(3000, 16384);
+        assert_eq!(b.admit(Done::at(10), 16384), Done::at(1000));
+        b.push(Done::at(3000), 16384);
         assert_eq!(b.held_after(1500), 2 * 16384);
         assert_eq!(b.held_after(2500), 16384);
         assert_eq!(b.occupancy(1500), 2 * 16384);
         assert_eq!(b.occupancy(5000), 0);
-        assert_eq!(b.admit(5000, 16384), 5000);
+        assert_eq!(b.admit(Done::at(5000), 16384), Done::at(5000));
     }
 }

@@ -5,6 +5,7 @@
 //! command can arrive during a step and wait for it: that wait is counted.
 
 use super::Device;
+use crate::timing::Done;
 
 /// The background copy in progress when a host command arrived: its die and its end.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -35,7 +36,8 @@ impl Device {
             if start >= t {
                 break;
             }
-            let end = self.policy.background_step(&mut self.core, start);
+            // Idle detection works in plain time; the step waits for its window's start.
+            let end = self.policy.background_step(&mut self.core, Done::at(start)).as_time();
             if end > t {
                 self.core.stats.migration_preemptions += 1;
                 self.preempted = Some(Preempted { die, end });
@@ -47,8 +49,10 @@ impl Device {
     /// A host-path operation on `pbn`, ready at `ready`: if a preempted background copy still
     /// holds its die, it waits until the copy ends.
     #[inline]
-    pub(super) fn behind_background(&mut self, pbn: u32, ready: u64) {
+    pub(super) fn behind_background(&mut self, pbn: u32, ready: Done) {
         let Some(p) = self.preempted else { return };
+        // Idle detection works in plain time: how long the operation would wait.
+        let ready = ready.as_time();
         if ready >= p.end || self.core.die_of(pbn) != p.die {
             return;
         }

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::flash::{EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
-use crate::timing::{Scheduler, Transaction};
+use crate::timing::{Done, Scheduler, Transaction};
 use buffer::WayBuffer;
 use idle::Preempted;
 pub use memory::MemoryReport;
@@ -115,7 +115,7 @@ pub struct DeviceCore {
     violation: Option<String>,
     checks: u64,
     /// The device takes no write from `.0` until `.1` ([`DeviceCore::stall_writes`]).
-    write_stall: (u64, u64),
+    write_stall: (Done, Done),
 }
 
 impl DeviceCore {
@@ -137,7 +137,7 @@ impl DeviceCore {
     }
 
     /// Program `ppo` of `pbn` with the data of host page `tag`, ready at `ready`.
-    pub fn program(&mut self, pbn: u32, ppo: u32, tag: u32, ready: u64, cause: Cause) -> (u64, ProgramStatus) {
+    pub fn program(&mut self, pbn: u32, ppo: u32, tag: u32, ready: Done, cause: Cause) -> (Done, ProgramStatus) {
         let mode = self.flash.mode(pbn);
         let tx = Transaction::program(self.die_of(pbn), pbn, ppo, mode, self.page_bytes, cause);
         let done = self.sched.submit(&tx, ready);
@@ -155,7 +155,7 @@ impl DeviceCore {
     }
 
     /// Read `ppo` of `pbn`, which must hold host page `tag` (checked with the oracle on).
-    pub fn read(&mut self, pbn: u32, ppo: u32, tag: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
+    pub fn read(&mut self, pbn: u32, ppo: u32, tag: u32, bytes: u64, ready: Done, cause: Cause) -> Done {
         let i = self.page_index(pbn, ppo);
         if let Some(o) = &self.owner {
             self.checks += 1;
@@ -180,7 +180,7 @@ impl DeviceCore {
     }
 
     /// Copy a page: read `from`, program `to` (the data crosses the channel twice).
-    pub fn copy(&mut self, from: (u32, u32), to: (u32, u32), ready: u64, cause: Cause) -> (u64, ProgramStatus) {
+    pub fn copy(&mut self, from: (u32, u32), to: (u32, u32), ready: Done, cause: Cause) -> (Done, ProgramStatus) {
         let tag = self.owner.as_ref().map_or(NONE, |o| o[self.page_index(from.0, from.1)]);
         let t = self.read(from.0, from.1, tag, self.page_bytes, ready, cause);
         self.program(to.0, to.1, tag, t, cause)
@@ -208,26 +208,31 @@ impl DeviceCore {
 
     /// Take in no write ready in `from..until` before `until` (a foreground copy that holds
     /// the whole device). Overlapping stalls join.
-    pub fn stall_writes(&mut self, from: u64, until: u64) {
+    pub fn stall_writes(&mut self, from: Done, until: Done) {
         let (f, u) = self.write_stall;
-        self.write_stall = if from <= u && f <= until { (f.min(from), u.max(until)) } else { (from, until) };
+        // The stall is a window in time; its end stays the copy's completion, which a
+        // write held by it then waits for.
+        let overlap = from.as_time() <= u.as_time() && f.as_time() <= until.as_time();
+        let earlier = if from.as_time() < f.as_time() { from } else { f };
+        self.write_stall = if overlap { (earlier, u.max(until)) } else { (from, until) };
     }
 
     /// When a write ready at `ready` is taken in, counting the hold.
     #[inline]
-    fn write_admitted(&mut self, ready: u64) -> u64 {
+    fn write_admitted(&mut self, ready: Done) -> Done {
         let (from, until) = self.write_stall;
-        if ready < from || ready >= until {
+        let (t, from, until_t) = (ready.as_time(), from.as_time(), until.as_time());
+        if t < from || t >= until_t {
             return ready;
         }
         self.stats.stalled_writes += 1;
-        self.stats.max_write_stall_us = self.stats.max_write_stall_us.max((until - ready) as f64 / 1e3);
+        self.stats.max_write_stall_us = self.stats.max_write_stall_us.max((until_t - t) as f64 / 1e3);
         until
     }
 
-    fn record_retry(&mut self, detected: u64, done: u64) {
+    fn record_retry(&mut self, detected: Done, done: Done) {
         self.stats.retries += 1;
-        let us = done.saturating_sub(detected) as f64 / 1e3;
+        let us = done.as_time().saturating_sub(detected.as_time()) as f64 / 1e3;
         if us > self.stats.max_retry_us {
             self.stats.max_retry_us = us;
         }
@@ -300,7 +305,7 @@ impl Device {
             stats: DeviceStats { reserved_blocks_left: (r * geo.planes()) as u64, ..Default::default() },
             violation: None,
             checks: 0,
-            write_stall: (0, 0),
+            write_stall: (Done::START, Done::START),
             flash,
             sched,
             geo,
@@ -354,19 +359,21 @@ impl Device {
     /// Write logical page `lpo` of `lbn`, its data in the controller at `ready`. Returns when
     /// the host sees the write complete (buffered for write-back, programmed for
     /// write-through) and the outcome.
-    pub fn write_page(&mut self, lbn: u32, lpo: u32, ready: u64, cause: Cause) -> (u64, PageOutcome) {
+    pub fn write_page(&mut self, lbn: u32, lpo: u32, ready: Done, cause: Cause) -> (Done, PageOutcome) {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
         let ready = self.core.write_admitted(ready);
         let admitted = self.buffers[way].admit(ready, bytes);
+        // The device's statistics (buffer waits, exposure, samples) are in plain time.
+        let (ready_t, admitted_t) = (ready.as_time(), admitted.as_time());
         if let Some(f) = &mut self.failure_sample {
-            if f.way == way && admitted <= f.t {
+            if f.way == way && admitted_t <= f.t {
                 f.bytes += bytes;
             }
         }
-        if admitted > ready {
+        if admitted_t > ready_t {
             self.core.stats.buffer_full_waits += 1;
-            let us = (admitted - ready) as f64 / 1e3;
+            let us = (admitted_t - ready_t) as f64 / 1e3;
             if us > self.core.stats.max_buffer_wait_us {
                 self.core.stats.max_buffer_wait_us = us;
             }
@@ -383,7 +390,7 @@ impl Device {
             self.policy.programmed(lbn);
             (done, PageOutcome::Ok)
         } else {
-            self.sample_failure(way, done, lpo, bytes);
+            self.sample_failure(way, done.as_time(), lpo, bytes);
             match self.policy.program_failed(&mut self.core, lbn, lpo, done) {
                 Some(retried) => {
                     self.core.stats.failures_handled += 1;
@@ -402,11 +409,12 @@ impl Device {
         if !self.host_buffered {
             self.core.sched.wait_for(ack);
         }
-        if release > ack {
-            self.exposure_ns_bytes += (release - ack) as u128 * bytes as u128;
-            if admitted >= self.last_sample {
-                self.last_sample = admitted;
-                let held: u64 = self.buffers.iter_mut().map(|b| b.occupancy(admitted)).sum();
+        let (release_t, ack_t) = (release.as_time(), ack.as_time());
+        if release_t > ack_t {
+            self.exposure_ns_bytes += (release_t - ack_t) as u128 * bytes as u128;
+            if admitted_t >= self.last_sample {
+                self.last_sample = admitted_t;
+                let held: u64 = self.buffers.iter_mut().map(|b| b.occupancy(admitted_t)).sum();
                 self.core.stats.max_unprogrammed_bytes = self.core.stats.max_unprogrammed_bytes.max(held);
             }
         }
@@ -440,7 +448,7 @@ impl Device {
     }
 
     /// Read logical page `lpo` of `lbn` (`bytes` of it cross the channel).
-    pub fn read_page(&mut self, lbn: u32, lpo: u32, bytes: u64, ready: u64, cause: Cause) -> u64 {
+    pub fn read_page(&mut self, lbn: u32, lpo: u32, bytes: u64, ready: Done, cause: Cause) -> Done {
         let (pbn, ppo) = self.policy.translate_read(lbn, lpo);
         self.behind_background(pbn, ready);
         let tag = self.core.tag(lbn, lpo);
@@ -466,7 +474,7 @@ impl Device {
     }
 
     /// Erase logical block `lbn`.
-    pub fn erase(&mut self, lbn: u32, ready: u64, cause: Cause) -> (u64, EraseStatus) {
+    pub fn erase(&mut self, lbn: u32, ready: Done, cause: Cause) -> (Done, EraseStatus) {
         let pbn = self.policy.erase(&mut self.core, lbn);
         self.behind_background(pbn, ready);
         let mode = self.core.flash.mode(pbn);
@@ -594,10 +602,10 @@ pub(crate) mod tests {
     #[test]
     fn a_read_of_the_wrong_page_is_caught() {
         let mut d = ocssd();
-        d.write_page(1, 0, 0, Cause::Host);
-        d.write_page(1, 1, 0, Cause::Host);
+        d.write_page(1, 0, Done::START, Cause::Host);
+        d.write_page(1, 1, Done::START, Cause::Host);
         // Physical block 1 page 0 holds host page 0 of block 1, not page 1.
-        d.core.read(1, 0, d.core.tag(1, 1), 4096, 0, Cause::Host);
+        d.core.read(1, 0, d.core.tag(1, 1), 4096, Done::START, Cause::Host);
         assert!(d.violation().is_some());
     }
 
@@ -606,10 +614,10 @@ pub(crate) mod tests {
     #[test]
     fn ocssd_writes_through_and_reports_failures() {
         let mut o = ocssd();
-        let (ack, outcome) = o.write_page(0, 0, 0, Cause::Host);
-        assert!(ack > 0 && outcome == PageOutcome::Ok);
-        o.write_page(0, 1, 0, Cause::Host);
-        assert_eq!(o.write_page(0, 2, 0, Cause::Host).1, PageOutcome::Reported);
+        let (ack, outcome) = o.write_page(0, 0, Done::START, Cause::Host);
+        assert!(ack.as_time() > 0 && outcome == PageOutcome::Ok);
+        o.write_page(0, 1, Done::START, Cause::Host);
+        assert_eq!(o.write_page(0, 2, Done::START, Cause::Host).1, PageOutcome::Reported);
         assert_eq!((o.core.stats.failures_reported, o.core.stats.failures_handled), (1, 0));
         assert!(o.memory().is_none());
     }

@@ -5,6 +5,7 @@
 use super::memory::MemoryReport;
 use super::DeviceCore;
 use crate::config::DevicePolicyKind;
+use crate::timing::Done;
 
 /// Address translation and program-failure handling inside the device.
 #[typetag::serde]
@@ -23,7 +24,7 @@ pub trait FailurePolicy: Send {
     fn programmed(&mut self, _lbn: u32) {}
     /// The program of `lpo` of `lbn` failed, its status known at `detected`. Returns when the
     /// data is safely stored, or `None` to report the failure to the host.
-    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64>;
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: Done) -> Option<Done>;
     /// The host erases (or retires) `lbn`: the physical block concerned. Blocks the policy no
     /// longer needs and that saw failures are retired here.
     fn erase(&mut self, core: &mut DeviceCore, lbn: u32) -> u32;
@@ -38,7 +39,7 @@ pub trait FailurePolicy: Send {
         None
     }
     /// Run the step `next_background` named, starting at `start`; returns when it ends.
-    fn background_step(&mut self, _core: &mut DeviceCore, start: u64) -> u64 {
+    fn background_step(&mut self, _core: &mut DeviceCore, start: Done) -> Done {
         start
     }
     /// Metadata the policy keeps, for `physical_blocks` blocks.
@@ -79,7 +80,7 @@ impl FailurePolicy for Ocssd {
     fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
         (self.map[lbn as usize], lpo)
     }
-    fn program_failed(&mut self, _: &mut DeviceCore, _: u32, _: u32, _: u64) -> Option<u64> {
+    fn program_failed(&mut self, _: &mut DeviceCore, _: u32, _: u32, _: Done) -> Option<Done> {
         None
     }
     fn erase(&mut self, _: &mut DeviceCore, lbn: u32) -> u32 {

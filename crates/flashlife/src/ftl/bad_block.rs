@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use super::{Active, BlockState, Ftl, Stream, UNMAPPED};
 use crate::stats::Cause;
+use crate::timing::Done;
 
 /// What the FTL does with a block whose page failed to program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -158,7 +159,7 @@ impl Ftl {
 
     /// Place the units of failed pages that had no good page left in their block (from the
     /// controller, cause `bad_block`), then return the blocks to service as full blocks.
-    pub(super) fn rehome_skipped(&mut self, ready: u64) -> u64 {
+    pub(super) fn rehome_skipped(&mut self, ready: Done) -> Done {
         let mut done = ready;
         while let Some((block, page)) = self.skipped.rehome_queue.pop() {
             let plane = self.geo.plane_of_block(block);

@@ -7,7 +7,7 @@ use super::*;
 impl Ftl {
     /// Erase a block whose data has been moved and return it to its pool (or retire it, or
     /// change its mode, as the end-of-life policy says).
-    pub(super) fn erase_block(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
+    pub(super) fn erase_block(&mut self, block: u32, ready: Done, cause: Cause) -> Done {
         debug_assert_eq!(self.blocks.valid[block as usize], 0);
         let plane = self.plane_of_block(block);
         let mode = self.flash.mode(block);

@@ -58,7 +58,7 @@ impl Ftl {
 
     /// Stepped `settle`: failed blocks become chores (levelling moves stay at once: see the
     /// module docs).
-    pub(super) fn queue_settled(&mut self, ready: u64) {
+    pub(super) fn queue_settled(&mut self, ready: Done) {
         let mut retire = std::mem::take(&mut self.retire_queue);
         // The eager loop pops: the same order.
         while let Some((block, buffered)) = retire.pop() {
@@ -71,7 +71,7 @@ impl Ftl {
     }
 
     /// Stepped reclaim of `block`: out of service now, counted, its moves queued.
-    pub(super) fn queue_reclaim(&mut self, block: u32, plane: u32, ready: u64) {
+    pub(super) fn queue_reclaim(&mut self, block: u32, plane: u32, ready: Done) {
         let buffered = match self.blocks.state[block as usize] {
             BlockState::Full => {
                 self.blocks.withdraw(block, plane, self.victim.as_mut());
@@ -110,7 +110,7 @@ impl Ftl {
     }
 
     /// One step of `plane`'s first chore at `now`; false if it had none left to do.
-    pub(super) fn step_chore(&mut self, plane: u32, now: u64) -> bool {
+    pub(super) fn step_chore(&mut self, plane: u32, now: Done) -> bool {
         let p = plane as usize;
         let Some(Chore { mut job, retire, free }) = self.pools[p].own.chores.pop_front() else {
             return false;
@@ -134,7 +134,7 @@ impl Ftl {
 
     /// Run every queued chore to its end at once (the scheduler no longer steps). Returns
     /// when the work finishes.
-    pub(super) fn run_chores(&mut self, ready: u64) -> u64 {
+    pub(super) fn run_chores(&mut self, ready: Done) -> Done {
         let mut done = ready;
         for plane in 0..self.geo.planes() {
             while !self.pools[plane as usize].own.chores.is_empty() && self.death.is_none() {

@@ -102,14 +102,14 @@ impl Ftl {
     /// cold stream, with `wear_leveling.cold_stream`; no erase). Units of
     /// `buffered` (a page whose program failed) come from the controller, not the flash.
     /// Returns when the last moved page is programmed.
-    pub(super) fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause) -> u64 {
+    pub(super) fn relocate_block(&mut self, block: u32, buffered: Option<u32>, ready: Done, cause: Cause) -> Done {
         let job = self.start_job(block, buffered, ready, cause, false);
         self.run_job(job)
     }
 
     /// Move one unit from slot `from` to `plane`'s GC stream (a levelling move's to its cold
     /// stream, with `wear_leveling.cold_stream`).
-    pub(super) fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: u64, cause: Cause) -> u64 {
+    pub(super) fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: Done, cause: Cause) -> Done {
         let b = self.block_of(from);
         // A second-written unit leaves both halves; the oracle knows it by its first half.
         let oracle_from = if self.sw.is_some() { self.unlink_second_half(from) } else { from };
@@ -155,7 +155,7 @@ impl Ftl {
     }
 
     /// Garbage-collect `plane` until it has `target` free blocks or nothing can be gained.
-    pub(super) fn collect(&mut self, plane: u32, ready: u64, target: usize) -> u64 {
+    pub(super) fn collect(&mut self, plane: u32, ready: Done, target: usize) -> Done {
         if self.in_gc {
             return ready;
         }
@@ -215,7 +215,7 @@ impl Ftl {
 
     /// Finish deferred work: blocks that failed a program are emptied and retired, cold
     /// blocks are moved. Returns when the work finishes.
-    pub(super) fn settle(&mut self, ready: u64) -> u64 {
+    pub(super) fn settle(&mut self, ready: Done) -> Done {
         let mut done = self.rehome_skipped(ready);
         if self.steps_cleaning() {
             // Failed blocks: decided now, moved as the scheduler asks (`chores.rs`).
@@ -275,7 +275,8 @@ impl Ftl {
             }
         }
         self.counters.gc_valid_moved_idle += self.counters.gc_valid_moved - moved;
-        self.settle(from);
+        // The idle window opens at a plain time, which the settled work waits for.
+        self.settle(Done::at(from));
     }
 }
 
@@ -322,7 +323,7 @@ impl Cleaner for Ftl {
     fn select_victim(&mut self, pool: u32) -> Option<u32> {
         Ftl::select_victim(self, pool)
     }
-    fn after_victim(&mut self, pool: u32, ready: u64, target: usize) -> u64 {
+    fn after_victim(&mut self, pool: u32, ready: Done, target: usize) -> Done {
         if self.cmt.is_some() && self.pools[pool as usize].free.len() >= target {
             // A cached map: the translation pages the episode's moves changed, rewritten
             // once each into this plane; the loop then cleans on if they took its space.
@@ -331,7 +332,7 @@ impl Cleaner for Ftl {
         ready
     }
     #[inline]
-    fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (u64, Cause) {
+    fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (Done, Cause) {
         let block = job.block;
         // A translation block's pages are the cached map's work (`mapping_cache.rs`).
         let cause = if self.cmt.is_some()
@@ -357,7 +358,7 @@ impl Cleaner for Ftl {
         (data_ready, cause)
     }
     #[inline]
-    fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
+    fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: Done, cause: Cause) -> Done {
         self.move_unit(lpn, from, pool, ready, cause)
     }
     #[inline]
@@ -368,7 +369,7 @@ impl Cleaner for Ftl {
             }
         }
     }
-    fn moved_all(&mut self, job: &CleanJob) -> u64 {
+    fn moved_all(&mut self, job: &CleanJob) -> Done {
         if self.in_gc {
             return job.ready;
         }
@@ -376,7 +377,7 @@ impl Cleaner for Ftl {
         // its moves changed now; GC does it once per episode (`collect`).
         self.flush_map_updates(job.ready, job.plane)
     }
-    fn erase_cleaned(&mut self, block: u32, ready: u64, cause: Cause) -> u64 {
+    fn erase_cleaned(&mut self, block: u32, ready: Done, cause: Cause) -> Done {
         self.erase_block(block, ready, cause)
     }
 }

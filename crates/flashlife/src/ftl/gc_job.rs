@@ -21,6 +21,7 @@
 use super::victim::VictimPolicy;
 use super::{prefetch, BlockTable, Mapping, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
+use crate::timing::Done;
 
 /// Where a cleaning job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -43,9 +44,9 @@ pub(crate) struct CleanJob {
     pub(crate) buffered: Option<u32>,
     pub(crate) cause: Cause,
     /// When the job's work may start.
-    pub(crate) ready: u64,
+    pub(crate) ready: Done,
     /// When its work so far finishes.
-    done: u64,
+    done: Done,
     /// Units per page of the block (at its mode, which a job does not change).
     pub(crate) upp: u32,
     /// Erase the block once its data is moved (false: the caller retires it).
@@ -96,30 +97,30 @@ pub(crate) trait Cleaner {
     }
     /// After a victim of `pool` was cleaned in a GC episode that aims at `target` free blocks:
     /// work the FTL owes for it. Returns when that work finishes (`ready`: none).
-    fn after_victim(&mut self, _pool: u32, ready: u64, _target: usize) -> u64 {
+    fn after_victim(&mut self, _pool: u32, ready: Done, _target: usize) -> Done {
         ready
     }
 
     /// The data of page `page` of the job's block (first slot `first`, `n` valid units) for a
     /// move: when it is ready, and the cause its moves count under.
-    fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (u64, Cause);
+    fn read_for_move(&mut self, job: &CleanJob, page: u32, first: u32, n: u32) -> (Done, Cause);
     /// Move valid unit `lpn` out of slot `from` (its data ready at `ready`), preferably into
     /// `pool`'s GC stream. Returns when it is safe.
-    fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: u64, cause: Cause) -> u64;
+    fn relocate_unit(&mut self, lpn: u32, from: u32, pool: u32, ready: Done, cause: Cause) -> Done;
     /// A job for `cause` moved logical unit `lpn` (an account by logical range; nothing by default).
     #[inline]
     fn note_moved(&mut self, _lpn: u32, _cause: Cause) {}
     /// Every valid unit of the job's block has moved. Returns when any work owed for the
     /// moves finishes (`job.ready`: none).
-    fn moved_all(&mut self, job: &CleanJob) -> u64 {
+    fn moved_all(&mut self, job: &CleanJob) -> Done {
         job.ready
     }
     /// Erase the emptied `block` (or retire it). Returns when that finishes.
-    fn erase_cleaned(&mut self, block: u32, ready: u64, cause: Cause) -> u64;
+    fn erase_cleaned(&mut self, block: u32, ready: Done, cause: Cause) -> Done;
 
     /// A job emptying `block` of its valid units from `ready` on (erasing it at the end when
     /// `erase`). The block must already be out of the victim policy's candidates.
-    fn start_job(&mut self, block: u32, buffered: Option<u32>, ready: u64, cause: Cause, erase: bool) -> CleanJob {
+    fn start_job(&mut self, block: u32, buffered: Option<u32>, ready: Done, cause: Cause, erase: bool) -> CleanJob {
         let sh = self.shape(block);
         let ahead = prefetch::GC_PREFETCH_UNITS.div_ceil(sh.upp.max(1));
         let base = block * sh.slots_per_block;
@@ -162,7 +163,7 @@ pub(crate) trait Cleaner {
     }
 
     /// Run a job to its end; returns when its last operation finishes.
-    fn run_job(&mut self, mut job: CleanJob) -> u64 {
+    fn run_job(&mut self, mut job: CleanJob) -> Done {
         while self.step_job(&mut job) {}
         job.done
     }
@@ -205,7 +206,7 @@ pub(crate) trait Cleaner {
     }
 
     /// Take `block` out of the candidates, move its data away and erase it.
-    fn clean(&mut self, block: u32, pool: u32, ready: u64, cause: Cause) -> u64 {
+    fn clean(&mut self, block: u32, pool: u32, ready: Done, cause: Cause) -> Done {
         let (t, victim) = self.parts_mut();
         t.withdraw(block, pool, victim);
         t.state[block as usize] = Self::CLEANING;
@@ -215,7 +216,7 @@ pub(crate) trait Cleaner {
 
     /// Clean victims of `pool` until it has `target` free blocks or nothing can be gained.
     /// Returns when the last cleaning finishes.
-    fn collect_victims(&mut self, pool: u32, ready: u64, target: usize) -> u64 {
+    fn collect_victims(&mut self, pool: u32, ready: Done, target: usize) -> Done {
         let mut done = ready;
         // Policies that do not pick the emptiest block (FIFO, random) may pick one with no
         // invalid data: cleaning it gains nothing but moves the log on. Give up after a whole
@@ -260,7 +261,7 @@ mod tests {
         ftl.blocks.withdraw(victim, plane, ftl.victim.as_mut());
         ftl.blocks.state[victim as usize] = BlockState::Cleaning;
         let upp = ftl.upp_by_mode[ftl.flash.mode(victim).index()];
-        let mut job = ftl.start_job(victim, None, 0, Cause::Gc, true);
+        let mut job = ftl.start_job(victim, None, Done::START, Cause::Gc, true);
         let (mut steps, mut last) = (0u32, valid);
         let n = ftl.logical_units();
         while ftl.step_job(&mut job) {
@@ -269,7 +270,7 @@ mod tests {
             assert!(last - now <= upp, "one step moves at most one page's units ({} -> {now})", last);
             last = now;
             for i in 0..3 {
-                ftl.write((steps * 131 + i * 17) % n, 1, 0);
+                ftl.write((steps * 131 + i * 17) % n, 1, Done::START);
             }
         }
         assert!(steps >= 2, "the job took {steps} steps: not resumable in pieces");

@@ -76,7 +76,7 @@ impl Ftl {
     /// Decide one step of cleaning on `die` at time `now`: in its pool that owes cleaning and
     /// has the fewest free blocks, the next page's moves or its victim's erase (taking a new
     /// victim when none is being cleaned). Returns false when no pool of the die owes any.
-    pub fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+    pub fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
         if !self.steps_cleaning() {
             return false;
         }
@@ -128,11 +128,12 @@ impl Ftl {
                 self.owe_cleaning(plane, high);
             }
         }
-        self.settle(from);
+        // The idle window opens at a plain time, which the settled work waits for.
+        self.settle(Done::at(from));
     }
 
     /// One step of `plane`'s cleaning; false if it owes none after all.
-    fn step_pool(&mut self, plane: u32, now: u64) -> bool {
+    fn step_pool(&mut self, plane: u32, now: Done) -> bool {
         let p = plane as usize;
         let mut job = match self.pools[p].own.job.take() {
             Some(job) => job,
@@ -163,7 +164,7 @@ impl Ftl {
 
     /// A job for `plane`'s next victim, while the pool is below its high watermark and a
     /// victim gains something (as in `collect_victims`).
-    fn next_victim(&mut self, plane: u32, now: u64) -> Option<CleanJob> {
+    fn next_victim(&mut self, plane: u32, now: Done) -> Option<CleanJob> {
         let p = plane as usize;
         let free = self.pools[p].free.len();
         if free >= self.pools[p].own.target.min(self.pools[p].marks.high) {
@@ -188,7 +189,7 @@ impl Ftl {
 
     /// Run `plane`'s job to its end at once (before cleaning there at once: at the hard
     /// threshold, for a failed block or in an idle window). Returns when its work finishes.
-    pub(super) fn finish_pool_job(&mut self, plane: u32, ready: u64) -> u64 {
+    pub(super) fn finish_pool_job(&mut self, plane: u32, ready: Done) -> Done {
         let Some(mut job) = self.pools[plane as usize].own.job.take() else { return ready };
         job.ready = job.ready.max(ready);
         let before = self.blocks.valid[job.block as usize];

@@ -22,12 +22,12 @@ pub(super) struct HostWrite {
     /// Units in the request (techniques classify by request size).
     units: u32,
     /// When the request's data is in the controller.
-    ready: u64,
+    ready: Done,
     /// When the units placed so far are safe.
-    done: u64,
+    done: Done,
     /// The unit being placed, once it has been taken off its old slot: when its data is
     /// ready (a technique that declined it may have read something first).
-    unit_ready: Option<u64>,
+    unit_ready: Option<Done>,
     /// The unit is off its old slot and was offered to the technique, which asked for space:
     /// offer it again (without taking it off again).
     offered: bool,
@@ -40,12 +40,12 @@ pub(super) struct HostWrite {
 /// What a host write needs next.
 pub(super) enum WriteStep {
     /// Every unit is placed; the last is safe at this time.
-    Done(u64),
+    Done(Done),
     /// The drive died placing it (no pool had space); what was placed is safe at this time.
-    Died(u64),
+    Died(Done),
     /// `plane` must be cleaned to `target` free blocks before the next unit can be placed;
     /// its data is ready at `ready`.
-    NeedSpace { plane: u32, target: usize, ready: u64, by: Asker },
+    NeedSpace { plane: u32, target: usize, ready: Done, by: Asker },
 }
 
 /// Who asked for the cleaning.
@@ -60,7 +60,7 @@ pub(super) enum Asker {
 /// What taking the next unit gave.
 enum Unit {
     /// To be placed as a first write, its data ready at this time.
-    Ready(u64),
+    Ready(Done),
     /// The technique wrote it.
     Written,
     /// The technique asked for `plane` to be cleaned towards `target` first.
@@ -68,7 +68,7 @@ enum Unit {
 }
 
 impl HostWrite {
-    pub(super) fn new(first: u32, units: u32, ready: u64) -> Self {
+    pub(super) fn new(first: u32, units: u32, ready: Done) -> Self {
         HostWrite {
             next: first,
             end: first + units,
@@ -88,7 +88,7 @@ impl Ftl {
     /// `ready`. Returns when the last of them is safe (programmed, or buffered in an open
     /// page). Cleaning the write asks for, then deferred maintenance (failed and cold blocks),
     /// run at once, before the write's remaining units.
-    pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    pub fn write(&mut self, first: u32, units: u32, ready: Done) -> Done {
         let ready = self.map_lookup(first, units, ready, true);
         let mut w = HostWrite::new(first, units, ready);
         loop {
@@ -121,7 +121,7 @@ impl Ftl {
     /// asked for the cleaning of `plane` completes no earlier than the whole clean-up, which
     /// goes first on its die (under the queued scheduler, where GC is otherwise background
     /// work no request waits for). Whoever asked (a due pool, or Reusable SSD's recycling).
-    fn wait_for_cleaning(&mut self, w: &mut HostWrite, plane: u32, ready: u64, done: u64) {
+    fn wait_for_cleaning(&mut self, w: &mut HostWrite, plane: u32, ready: Done, done: Done) {
         w.done = w.done.max(done);
         if done != ready {
             let die = self.die_of_plane(plane);
@@ -245,7 +245,7 @@ mod tests {
         let mut off_plane = 0;
         for i in 0..20_000u32 {
             let lpn = (i * 7919) % n;
-            ftl.write(lpn, 1, 0);
+            ftl.write(lpn, 1, Done::START);
             let block = ftl.map.slot(lpn) / ftl.slots_per_block;
             if ftl.geo.plane_of_block(block) != ftl.stripe[(lpn % planes) as usize] {
                 off_plane += 1;
@@ -264,7 +264,7 @@ mod tests {
         let n = ftl.logical_units();
         let (mut asked, mut lpn) = (0u32, 0u32);
         while asked < 3 {
-            let mut w = HostWrite::new(lpn % n, 1, 0);
+            let mut w = HostWrite::new(lpn % n, 1, Done::START);
             lpn += 977;
             loop {
                 let (victims, erases) = (ftl.counters.gc_victims, ftl.counters.block_erases.get(Cause::Gc));
@@ -307,7 +307,7 @@ mod tests {
         let recycled = |ftl: &Ftl| ftl.second_write_counters().expect("second writes on").blocks_recycled;
         let (mut asked, mut lpn) = (0u32, 0u32);
         while asked < 3 {
-            let mut w = HostWrite::new(lpn % n, 1, 0);
+            let mut w = HostWrite::new(lpn % n, 1, Done::START);
             lpn += 977;
             loop {
                 let before = (ftl.counters.gc_victims, recycled(&ftl));

@@ -6,7 +6,7 @@ use super::*;
 impl Ftl {
     /// Rewrite the blocks the reclaim policy asked for: move their valid data into the GC
     /// stream and erase them (all counted under `Cause::Reclaim`).
-    pub(super) fn reclaim_pending(&mut self, ready: u64) -> u64 {
+    pub(super) fn reclaim_pending(&mut self, ready: Done) -> Done {
         let mut done = ready;
         while let Some(block) = self.reclaim_queue.pop() {
             if self.death.is_some() || self.in_gc {
@@ -52,7 +52,7 @@ impl Ftl {
 
     /// Reclaim one block: a full one is cleaned; an open one (a read-only workload never fills
     /// it) is closed first, its buffered page's units coming from the controller.
-    pub(super) fn reclaim_block(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
+    pub(super) fn reclaim_block(&mut self, block: u32, plane: u32, ready: Done) -> Done {
         match self.blocks.state[block as usize] {
             BlockState::Full => {
                 self.counters.reclaimed_blocks += 1;

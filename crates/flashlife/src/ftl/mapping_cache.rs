@@ -329,14 +329,14 @@ impl Ftl {
     /// `ready` (`write`: they change). Returns when the translation pages its misses read
     /// are in; without a cached mapping table, `ready`.
     #[inline]
-    pub(super) fn map_lookup(&mut self, first: u32, units: u32, ready: u64, write: bool) -> u64 {
+    pub(super) fn map_lookup(&mut self, first: u32, units: u32, ready: Done, write: bool) -> Done {
         if self.cmt.is_none() {
             return ready;
         }
         self.map_lookup_cached(first, units, ready, write)
     }
 
-    fn map_lookup_cached(&mut self, first: u32, units: u32, ready: u64, write: bool) -> u64 {
+    fn map_lookup_cached(&mut self, first: u32, units: u32, ready: Done, write: bool) -> Done {
         let mut done = ready;
         let mut last_read = NONE;
         for lpn in first..first + units {
@@ -363,7 +363,7 @@ impl Ftl {
 
     /// Read translation page `t`: returns when it is in, and whether a flash read happened
     /// (a page never written holds no mapping and is not read).
-    fn read_translation_page(&mut self, t: u32, ready: u64) -> (u64, bool) {
+    fn read_translation_page(&mut self, t: u32, ready: Done) -> (Done, bool) {
         let tl = self.logical_units + t;
         let slot = self.map.slot(tl);
         if slot == UNMAPPED {
@@ -386,7 +386,7 @@ impl Ftl {
     /// translation block. `gc_plane`: GC is writing it, into that plane first (it may take the
     /// pools' reserve; outside GC a pool due for cleaning is cleaned first, as for a host
     /// block). Returns when the new copy is safe.
-    fn write_translation_page(&mut self, t: u32, ready: u64, gc_plane: Option<u32>) -> u64 {
+    fn write_translation_page(&mut self, t: u32, ready: Done, gc_plane: Option<u32>) -> Done {
         let planes = self.geo.planes();
         let in_gc = gc_plane.is_some();
         let mut start = gc_plane.unwrap_or_else(|| self.cmt.as_ref().map_or(0, |c| c.cursor));
@@ -469,7 +469,7 @@ impl Ftl {
 
     /// The translation pages GC's moves of uncached entries changed, rewritten once each
     /// into `plane` first (after a cleaned block's moves). Returns when the last is safe.
-    pub(super) fn flush_map_updates(&mut self, ready: u64, plane: u32) -> u64 {
+    pub(super) fn flush_map_updates(&mut self, ready: Done, plane: u32) -> Done {
         let Some(c) = self.cmt.as_mut() else { return ready };
         if c.pending.is_empty() {
             return ready;

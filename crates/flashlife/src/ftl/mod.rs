@@ -45,7 +45,7 @@ use crate::config::{Allocation, Config, EndOfLife};
 use crate::error::{Error, Result};
 use crate::flash::{BitMode, EraseStatus, FlashArray, Geometry, ProgramStatus};
 use crate::stats::{Cause, FlashCounters};
-use crate::timing::{Scheduler, Transaction};
+use crate::timing::{Done, Scheduler, Transaction};
 use bad_block::{BadBlockPolicy, FailureAction, RetireOnFailure, SkipState};
 use fastdiv::Divisor;
 pub(crate) use gc_job::{BlockShape, CleanJob, Cleaner};

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::{GcWatermarks, Stream};
+use crate::timing::Done;
 
 /// Free blocks per pool that host writes never take: GC needs one to move data into, and a
 /// program failure during GC needs another to carry on.
@@ -29,16 +30,16 @@ pub struct Active {
     /// Units per page of this block (at its mode).
     pub upp: u32,
     /// When the data of the open page's units is all in the controller (host memory).
-    pub ready: u64,
+    pub ready: Done,
 }
 
 impl Active {
     /// No active block.
-    pub const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: 0 };
+    pub const CLOSED: Active = Active { block: NONE, page: 0, slot: 0, upp: 0, ready: Done::START };
 
     /// A block just taken from the free list, its first page to fill `page`.
     pub fn opened(block: u32, page: u32, upp: u32) -> Active {
-        Active { block, page, slot: 0, upp, ready: 0 }
+        Active { block, page, slot: 0, upp, ready: Done::START }
     }
 
     #[inline]
@@ -50,7 +51,7 @@ impl Active {
     /// numbered `block * slots_per_block + page * stride + slot`. Returns the slot and whether
     /// the page is now full (its program is due).
     #[inline]
-    pub fn take_slot(&mut self, slots_per_block: u32, stride: u32, ready: u64) -> (u32, bool) {
+    pub fn take_slot(&mut self, slots_per_block: u32, stride: u32, ready: Done) -> (u32, bool) {
         let slot = self.block * slots_per_block + self.page * stride + self.slot;
         self.slot += 1;
         self.ready = self.ready.max(ready);
@@ -62,7 +63,7 @@ impl Active {
     #[inline]
     pub fn programmed(&mut self, next: Option<u32>) -> bool {
         self.slot = 0;
-        self.ready = 0;
+        self.ready = Done::START;
         match next {
             Some(page) => {
                 self.page = page;
@@ -136,12 +137,12 @@ mod tests {
     #[test]
     fn a_write_point_fills_pages_then_closes() {
         let mut a = Active::opened(3, 0, 2);
-        assert_eq!(a.take_slot(16, 4, 5), (3 * 16, false));
-        assert_eq!(a.take_slot(16, 4, 2), (3 * 16 + 1, true));
-        assert_eq!(a.ready, 5, "the page is ready when its latest unit is");
+        assert_eq!(a.take_slot(16, 4, Done::at(5)), (3 * 16, false));
+        assert_eq!(a.take_slot(16, 4, Done::at(2)), (3 * 16 + 1, true));
+        assert_eq!(a.ready, Done::at(5), "the page is ready when its latest unit is");
         assert!(!a.programmed(Some(2)));
-        assert_eq!((a.page, a.slot, a.ready), (2, 0, 0));
-        assert_eq!(a.take_slot(16, 4, 0).0, 3 * 16 + 2 * 4);
+        assert_eq!((a.page, a.slot, a.ready), (2, 0, Done::START));
+        assert_eq!(a.take_slot(16, 4, Done::START).0, 3 * 16 + 2 * 4);
         assert!(a.programmed(None));
         assert!(a.is_closed());
     }

@@ -39,7 +39,7 @@ impl Ftl {
     /// Read `units` mapping units from `first`, issued at `ready`. Returns when the last
     /// page's data has crossed its channel. Blocks the read model flags are rewritten after
     /// the read is served: the rewrite delays later requests, not this one.
-    pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    pub fn read(&mut self, first: u32, units: u32, ready: Done) -> Done {
         let ready = self.map_lookup(first, units, ready, false);
         let done = self.read_units(first, units, ready);
         if !self.reclaim_queue.is_empty() {
@@ -49,7 +49,7 @@ impl Ftl {
     }
 
     /// The reads of a host read request, nothing else.
-    fn read_units(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    fn read_units(&mut self, first: u32, units: u32, ready: Done) -> Done {
         let mut done = ready;
         let mut runs = PageRuns::new();
         for lpn in first..first + units {
@@ -82,7 +82,7 @@ impl Ftl {
 
     /// A host read carrying its stream tag, which hint commands may give a latency budget, and
     /// its own latency budget in us (`budget_us`, 0 = none), which wins over hint commands.
-    pub fn read_tagged(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+    pub fn read_tagged(&mut self, first: u32, units: u32, ready: Done, stream: u16, budget_us: u32) -> Done {
         self.reads.begin_host_read(first, units, stream, budget_us);
         if self.request_timing {
             // Before any of the request's pages is submitted: its own pages are not its queue.
@@ -95,7 +95,7 @@ impl Ftl {
 
     /// Pages a read of `units` units from `first` senses (runs of units on one page), and the
     /// longest queue the scheduler reports for their dies at `ready`.
-    fn pages_and_queue(&self, first: u32, units: u32, ready: u64) -> (u32, u64) {
+    fn pages_and_queue(&self, first: u32, units: u32, ready: Done) -> (u32, u64) {
         let mut runs = PageRuns::new();
         let (mut pages, mut queue) = (0, 0);
         for lpn in first..first + units {
@@ -104,7 +104,7 @@ impl Ftl {
                 let block = self.block_of(slot);
                 let key = block * self.geo.pages_per_block + self.page_of(slot);
                 pages += runs.add(key).is_some() as u32;
-                queue = queue.max(self.sched.die_backlog_ns(self.die_of_block(block), ready));
+                queue = queue.max(self.sched.die_backlog_ns(self.die_of_block(block), ready.as_time()));
             }
         }
         (pages + runs.finish().is_some() as u32, queue)
@@ -112,7 +112,7 @@ impl Ftl {
 
     /// Sense one page and move `units` of its units over the channel; pages not yet
     /// programmed are served from the controller's buffer.
-    pub(super) fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
+    pub(super) fn read_page(&mut self, key: u32, units: u32, ready: Done, cause: Cause) -> Done {
         let (block, page) = self.div.pages_per_block.div_rem(key);
         if page >= self.flash.next_page(block) && self.blocks.state[block as usize] == BlockState::Open {
             self.counters.buffer_hits += 1;
@@ -126,7 +126,8 @@ impl Ftl {
             // compares their sum with the budget.
             self.reads.request_timing(RequestTiming { attempt_ns: self.sched.cost_ns(&tx), ..self.request });
         }
-        let outcome = self.reads.sense(&self.flash, block, page, ready, cause == Cause::Host);
+        // The read model's clock (retention age) reads the completion as a time.
+        let outcome = self.reads.sense(&self.flash, block, page, ready.as_time(), cause == Cause::Host);
         self.counters.page_reads.add(cause, 1);
         // Every attempt (the first read, then each retry step) senses and transfers again.
         let mut done = ready;

@@ -29,9 +29,9 @@ use super::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// Stored as a second write; done at this time.
-    Taken(u64),
+    Taken(Done),
     /// Not taken: write it as a first write, its data being ready at this time.
-    Declined(u64),
+    Declined(Done),
     /// Not yet: `plane` must be garbage-collected first (the `collect` hook, towards `target`
     /// free blocks). The FTL offers the same unit again once that has run; the technique keeps
     /// where it stopped.
@@ -44,9 +44,9 @@ pub enum Verdict {
 pub trait SecondWriteTechnique: Send {
     /// Host unit `lpn` of a request of `request_units` units, its data in the controller at
     /// `ready`, its old version already invalidated.
-    fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict;
+    fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: Done) -> Verdict;
     /// Garbage-collect `plane`: the FTL wants `target` free blocks (see `Ftl::open_block`).
-    fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64;
+    fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done;
 }
 
 /// A block's place in the Reusable SSD life cycle (clean and used are the FTL's free and
@@ -218,7 +218,7 @@ impl Ftl {
 
     /// Read both halves of the second-written unit at `slot` and decode it. Parallel layout:
     /// one multi-plane read (one sense, both pages over the channel); sequential: two reads.
-    pub(super) fn read_second(&mut self, slot: u32, ready: u64, cause: Cause) -> u64 {
+    pub(super) fn read_second(&mut self, slot: u32, ready: Done, cause: Cause) -> Done {
         let Some(sw) = self.sw.as_mut() else { return ready };
         let head = get(&sw.head, slot);
         let partner = sw.partner(slot, head);
@@ -370,7 +370,7 @@ impl Ftl {
     pub const GC_RESERVE: usize = GC_RESERVE_BLOCKS;
 
     /// Clean a GC victim the baseline way: move its valid data as first writes, erase it.
-    pub fn clean_victim(&mut self, block: u32, plane: u32, ready: u64) -> u64 {
+    pub fn clean_victim(&mut self, block: u32, plane: u32, ready: Done) -> Done {
         self.counters.gc_victims += 1;
         self.counters.gc_valid_moved += self.blocks.valid[block as usize] as u64;
         self.clean(block, plane, ready, Cause::Gc)

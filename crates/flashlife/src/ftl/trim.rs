@@ -71,11 +71,11 @@ mod tests {
         ftl.trim(12, 2); // already trimmed
         assert_eq!(ftl.trim_counters(), TrimCounters { units: 10, mapped_units: 8 });
         let reads = ftl.counters.page_reads.total();
-        ftl.read(10, 8, 0);
+        ftl.read(10, 8, Done::START);
         assert_eq!(ftl.counters.page_reads.total(), reads, "a trimmed unit costs no flash read");
         assert_eq!(ftl.counters.unmapped_reads, 8);
-        ftl.write(11, 1, 0);
-        ftl.read(10, 8, 0);
+        ftl.write(11, 1, Done::START);
+        ftl.read(10, 8, Done::START);
         assert_eq!(ftl.counters.unmapped_reads, 15);
         assert_eq!(ftl.verify_all(), None);
         assert!(ftl.integrity_checks() > 0);

@@ -100,7 +100,7 @@ impl Ftl {
     /// MLC drive, 30% reserve, 10% working set, threshold 8: dead at 56% of its rated
     /// erases); without it, cold data hopped between young blocks (threshold 2: 65%).
     /// Returns when the move may start, or `None` to skip it (and the queue).
-    pub(super) fn prepare_levelling_move(&mut self, plane: u32, ready: u64) -> Option<u64> {
+    pub(super) fn prepare_levelling_move(&mut self, plane: u32, ready: Done) -> Option<Done> {
         if self.wl.migrate_young(0.0, 0.0).is_none() {
             return Some(ready);
         }

@@ -86,7 +86,7 @@ impl LogicalSpace for Ftl {
         self.sched.as_mut()
     }
     fn write_now(&mut self, first: u32, units: u32) {
-        self.write(first, units, 0);
+        self.write(first, units, Done::START);
     }
     #[inline]
     fn coming(&self, next: [u32; 2]) {

@@ -7,7 +7,7 @@ use super::*;
 impl Ftl {
     /// Open a new active block for `stream` in `plane`. Host streams leave the last free
     /// blocks to GC (whose cleaning a host write asks for beforehand: `host_write.rs`).
-    pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: u64) -> bool {
+    pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: Done) -> bool {
         if !self.pools[plane as usize].may_open(stream) {
             return false;
         }
@@ -21,7 +21,7 @@ impl Ftl {
             }
         };
         self.blocks.state[block as usize] = BlockState::Open;
-        self.reads.on_open(block, ready);
+        self.reads.on_open(block, ready.as_time()); // the retention clock starts
         let upp = self.upp_by_mode[self.flash.mode(block).index()];
         self.pools[plane as usize].active[stream as usize] = Active::opened(block, page, upp);
         true
@@ -35,9 +35,9 @@ impl Ftl {
         plane: u32,
         stream: Stream,
         lpn: u32,
-        ready: u64,
+        ready: Done,
         cause: Cause,
-    ) -> Option<(u32, Option<u64>)> {
+    ) -> Option<(u32, Option<Done>)> {
         if self.pools[plane as usize].active[stream as usize].is_closed() && !self.open_block(plane, stream, ready) {
             return None;
         }
@@ -56,7 +56,7 @@ impl Ftl {
     }
 
     /// Program the full open page of an active block.
-    pub(super) fn program_page(&mut self, plane: u32, stream: Stream, cause: Cause) -> u64 {
+    pub(super) fn program_page(&mut self, plane: u32, stream: Stream, cause: Cause) -> Done {
         loop {
             let a = self.pools[plane as usize].active[stream as usize];
             let mode = self.flash.mode(a.block);

@@ -28,7 +28,7 @@ use crate::ftl::trim::TrimCounters;
 use crate::ftl::Ftl;
 use crate::lru::LruList;
 use crate::stats::FlashCounters;
-use crate::timing::{Scheduler, Transaction};
+use crate::timing::{Done, Scheduler, Transaction};
 
 const NONE: u32 = u32::MAX;
 
@@ -141,7 +141,7 @@ impl CachedDrive {
     }
 
     /// Write the dirty units of slot `s` to the FTL, data ready at `ready`; returns when done.
-    fn destage(&mut self, s: u32, ready: u64) -> u64 {
+    fn destage(&mut self, s: u32, ready: Done) -> Done {
         let mut d = self.dirty[s as usize];
         let mut done = ready;
         if d == 0 {
@@ -167,7 +167,7 @@ impl CachedDrive {
 
     /// A slot for logical line `line`, evicting the least recently used one if none is free:
     /// (slot, when the evicted line's destage completes).
-    fn allocate(&mut self, line: u32, ready: u64) -> (u32, u64) {
+    fn allocate(&mut self, line: u32, ready: Done) -> (u32, Done) {
         let (s, done) = match self.free.pop() {
             Some(s) => (s, ready),
             None => {
@@ -206,7 +206,7 @@ fn lines(upl: u32, first: u32, units: u32) -> impl Iterator<Item = (u32, u32, u3
 
 #[typetag::serde]
 impl Drive for CachedDrive {
-    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    fn write(&mut self, first: u32, units: u32, ready: Done) -> Done {
         let mut done = ready;
         for (line, lo, n) in lines(self.upl, first, units) {
             let m = mask(lo, n);
@@ -235,7 +235,7 @@ impl Drive for CachedDrive {
         done.max(self.inner.scheduler_mut().submit(&Transaction::dram(bytes), ready))
     }
 
-    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+    fn read(&mut self, first: u32, units: u32, ready: Done, stream: u16, budget_us: u32) -> Done {
         let mut done = ready;
         let mut from_dram = 0u64;
         for (line, lo, n) in lines(self.upl, first, units) {
@@ -325,10 +325,10 @@ impl Drive for CachedDrive {
     fn idle(&mut self, from: u64, until: u64) {
         self.inner.idle(from, until)
     }
-    fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+    fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
         self.inner.step_cleaning(die, now)
     }
-    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+    fn host_transfer(&mut self, ready: Done, bytes: u64) -> Done {
         self.inner.host_transfer(ready, bytes)
     }
     fn scheduler(&self) -> &dyn Scheduler {
@@ -448,14 +448,14 @@ mod tests {
     fn lru_write_back_by_hand() {
         let mut d = cached(2);
         assert_eq!(d.tag.len(), 2);
-        d.write(1, 1, 0);
-        d.write(2, 1, 0);
-        d.read(1, 1, 0, 0, 0); // hit: 1 becomes most recent
+        d.write(1, 1, Done::START);
+        d.write(2, 1, Done::START);
+        d.read(1, 1, Done::START, 0, 0); // hit: 1 becomes most recent
         assert_eq!(d.inner.counters().host_unit_writes, 0, "nothing destaged yet");
-        d.write(3, 1, 0); // evicts 2 (least recent), dirty: destaged
+        d.write(3, 1, Done::START); // evicts 2 (least recent), dirty: destaged
         assert_eq!(d.inner.counters().host_unit_writes, 1);
         assert_eq!(d.slot_of[2], NONE);
-        d.read(2, 1, 0, 0, 0); // miss from the FTL; evicts 1, dirty: destaged
+        d.read(2, 1, Done::START, 0, 0); // miss from the FTL; evicts 1, dirty: destaged
         assert_eq!(d.inner.counters().host_unit_writes, 2);
         let s = d.summary();
         assert_eq!((s.read_hits, s.read_misses, s.write_hits, s.write_misses), (1, 1, 0, 3));
@@ -470,14 +470,14 @@ mod tests {
     #[test]
     fn losing_a_dirty_unit_is_caught() {
         let mut d = cached(4);
-        d.write(5, 1, 0);
+        d.write(5, 1, Done::START);
         let s = d.slot_of[5];
         d.dirty[s as usize] = 0; // forget it is dirty
-        d.write(6, 1, 0);
-        d.write(7, 1, 0);
-        d.write(8, 1, 0);
-        d.write(9, 1, 0); // evicts 5 without a destage
-        d.read(5, 1, 0, 0, 0);
+        d.write(6, 1, Done::START);
+        d.write(7, 1, Done::START);
+        d.write(8, 1, Done::START);
+        d.write(9, 1, Done::START); // evicts 5 without a destage
+        d.read(5, 1, Done::START, 0, 0);
         assert!(d.integrity_violation().is_some_and(|v| v.contains("unit 5")), "{:?}", d.integrity_violation());
     }
 }

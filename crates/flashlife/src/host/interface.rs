@@ -7,7 +7,7 @@ use crate::flash::FlashArray;
 use crate::ftl::trim::TrimCounters;
 use crate::ftl::Ftl;
 use crate::stats::FlashCounters;
-use crate::timing::{Scheduler, Transaction};
+use crate::timing::{Done, Scheduler, Transaction};
 
 /// What a DRAM data cache in front of the drive did (`summary.cache`; the cache is
 /// `cache.rs`, and reports this through [`Drive::cache_summary`]).
@@ -38,11 +38,11 @@ pub struct CacheSummary {
 #[typetag::serde]
 pub trait Drive: Send {
     /// Write `units` mapping units from `first`, data ready at `ready`; returns the completion.
-    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64;
+    fn write(&mut self, first: u32, units: u32, ready: Done) -> Done;
     /// Read `units` mapping units from `first`, issued at `ready`, for host stream `stream`
     /// (hint commands) with the request's own latency budget `budget_us` (0 = none); returns
     /// when data is out.
-    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64;
+    fn read(&mut self, first: u32, units: u32, ready: Done, stream: u16, budget_us: u32) -> Done;
     /// Deallocate (TRIM) `units` mapping units from `first`: they become invalid without a
     /// program and read as unmapped until written again. A change of the map: no flash work.
     fn trim(&mut self, first: u32, units: u32);
@@ -53,11 +53,11 @@ pub trait Drive: Send {
     /// Decide one step of the cleaning owed on `die` at time `now` (the scheduler asked:
     /// `EventDriven::background_wanted`); false when nothing is owed there. A drive whose
     /// FTL never says it owes cleaning (`Scheduler::cleaning_owed`) is never asked.
-    fn step_cleaning(&mut self, _die: u32, _now: u64) -> bool {
+    fn step_cleaning(&mut self, _die: u32, _now: Done) -> bool {
         false
     }
     /// A command with `bytes` crosses the host link.
-    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64;
+    fn host_transfer(&mut self, ready: Done, bytes: u64) -> Done;
     /// The scheduler timing the drive's work.
     fn scheduler(&self) -> &dyn Scheduler;
     fn scheduler_mut(&mut self) -> &mut dyn Scheduler;
@@ -108,10 +108,10 @@ pub trait Drive: Send {
 
 #[typetag::serde]
 impl Drive for Ftl {
-    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    fn write(&mut self, first: u32, units: u32, ready: Done) -> Done {
         Ftl::write(self, first, units, ready)
     }
-    fn read(&mut self, first: u32, units: u32, ready: u64, stream: u16, budget_us: u32) -> u64 {
+    fn read(&mut self, first: u32, units: u32, ready: Done, stream: u16, budget_us: u32) -> Done {
         Ftl::read_tagged(self, first, units, ready, stream, budget_us)
     }
     fn trim(&mut self, first: u32, units: u32) {
@@ -123,10 +123,10 @@ impl Drive for Ftl {
     fn idle(&mut self, from: u64, until: u64) {
         Ftl::idle(self, from, until)
     }
-    fn step_cleaning(&mut self, die: u32, now: u64) -> bool {
+    fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
         Ftl::step_cleaning(self, die, now)
     }
-    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+    fn host_transfer(&mut self, ready: Done, bytes: u64) -> Done {
         self.sched.submit(&Transaction::host(bytes), ready)
     }
     fn scheduler(&self) -> &dyn Scheduler {
@@ -206,10 +206,10 @@ impl Drive for Ftl {
 
 #[typetag::serde]
 impl Drive for OpenChannel {
-    fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
+    fn write(&mut self, first: u32, units: u32, ready: Done) -> Done {
         OpenChannel::write(self, first, units, ready)
     }
-    fn read(&mut self, first: u32, units: u32, ready: u64, _stream: u16, _budget_us: u32) -> u64 {
+    fn read(&mut self, first: u32, units: u32, ready: Done, _stream: u16, _budget_us: u32) -> Done {
         OpenChannel::read(self, first, units, ready)
     }
     fn trim(&mut self, first: u32, units: u32) {
@@ -221,9 +221,9 @@ impl Drive for OpenChannel {
     fn idle(&mut self, from: u64, until: u64) {
         OpenChannel::idle(self, from, until)
     }
-    fn host_transfer(&mut self, ready: u64, bytes: u64) -> u64 {
+    fn host_transfer(&mut self, ready: Done, bytes: u64) -> Done {
         // A write's or trim's first contact with the drive (a read's comes earlier, in `read`).
-        self.command_arrived(ready);
+        self.command_arrived(ready.as_time()); // idle detection: a plain time
         self.dev.core.sched.submit(&Transaction::host(bytes), ready)
     }
     fn scheduler(&self) -> &dyn Scheduler {

@@ -30,7 +30,7 @@ use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWaterm
 use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques;
-use crate::timing::Scheduler;
+use crate::timing::{Done, Scheduler};
 
 /// The open-channel sections of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -242,7 +242,7 @@ impl OpenChannel {
 
     /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so
     /// (the host FTL's GC runs at once, ahead of the write's remaining pages).
-    fn make_space_for_host(&mut self, pu: u32, ready: u64) {
+    fn make_space_for_host(&mut self, pu: u32, ready: Done) {
         if let Some(target) = self.pus[pu as usize].gc_due() {
             self.collect(pu, ready, target);
             self.pus[pu as usize].cleaned();
@@ -264,7 +264,7 @@ impl OpenChannel {
     /// Give `lpn` the next slot of `pu`'s `stream` chunk. Returns the slot and whether the
     /// page is now full (the caller programs it with [`Self::flush`]).
     #[inline]
-    fn place(&mut self, pu: u32, stream: Stream, lpn: u32, ready: u64) -> Option<(u32, bool)> {
+    fn place(&mut self, pu: u32, stream: Stream, lpn: u32, ready: Done) -> Option<(u32, bool)> {
         if self.pus[pu as usize].active[stream as usize].is_closed() && !self.open_chunk(pu, stream) {
             return None;
         }
@@ -278,7 +278,7 @@ impl OpenChannel {
 
     /// Program the open page of `pu`'s `stream` chunk (padding unused slots). Returns when the
     /// device completes it.
-    fn flush(&mut self, pu: u32, stream: Stream, cause: Cause) -> u64 {
+    fn flush(&mut self, pu: u32, stream: Stream, cause: Cause) -> Done {
         let a = self.pus[pu as usize].active[stream as usize];
         if a.is_closed() || a.slot == 0 {
             return a.ready;
@@ -294,7 +294,7 @@ impl OpenChannel {
         done
     }
 
-    fn program_open_page(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> u64 {
+    fn program_open_page(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> Done {
         let (ack, outcome) = self.dev.write_page(a.block, a.page, a.ready, cause);
         if outcome == PageOutcome::Reported {
             return self.rewrite_failed(pu, stream, a, cause).max(ack);
@@ -312,7 +312,7 @@ impl OpenChannel {
 
     /// The device reported a failed program (OCSSD): close the chunk (retired when collected)
     /// and rewrite the page's units at the next write position of the stripe.
-    fn rewrite_failed(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> u64 {
+    fn rewrite_failed(&mut self, pu: u32, stream: Stream, a: Active, cause: Cause) -> Done {
         self.host_rewrites += 1;
         self.failed[a.block as usize] = true;
         self.blocks.capacity[a.block as usize] = a.page * self.upp;
@@ -340,7 +340,7 @@ impl OpenChannel {
 
     /// Place a unit whose data is in host memory (it moved from `from`) on the next parallel
     /// unit that takes it, and program its page when full or when `last`.
-    fn place_anywhere(&mut self, lpn: u32, from: u32, stream: Stream, ready: u64, cause: Cause, last: bool) -> u64 {
+    fn place_anywhere(&mut self, lpn: u32, from: u32, stream: Stream, ready: Done, cause: Cause, last: bool) -> Done {
         let n = self.stripe.len();
         for _ in 0..n {
             self.stripe_pos = (self.stripe_pos + 1) % n;
@@ -362,8 +362,8 @@ impl OpenChannel {
     /// Write `units` units from `first`, their data in host memory at `ready`. Returns when
     /// the write completes: the device has completed every page (without a host buffer), or
     /// every unit is in the host buffer.
-    pub fn write(&mut self, first: u32, units: u32, ready: u64) -> u64 {
-        self.command_arrived(ready);
+    pub fn write(&mut self, first: u32, units: u32, ready: Done) -> Done {
+        self.command_arrived(ready.as_time()); // idle detection: a plain time
         let mut done = ready;
         for lpn in first..first + units {
             if let Some(o) = &mut self.oracle {
@@ -426,12 +426,12 @@ impl OpenChannel {
 
     /// When a unit whose data is ready at `ready` finds room in the host buffer. A buffer
     /// full of partial pages (nothing sent whose completion would free it) is flushed first.
-    fn buffer_room(&mut self, ready: u64) -> u64 {
+    fn buffer_room(&mut self, ready: Done) -> Done {
         loop {
             let b = self.hbuf.as_mut().expect("a host buffer");
             if let Some(t) = b.room_at(ready) {
-                if t > ready {
-                    // The write waits for the page whose completion frees its room.
+                if t != ready {
+                    // (`t` is the later of the two.) The write waits for the page whose completion frees its room.
                     self.dev.core.sched.wait_for(t);
                 }
                 return t;
@@ -443,7 +443,7 @@ impl OpenChannel {
     /// Flush the host buffer at `t`: every partial host page holding buffered units goes to
     /// the device, padded (each once). Returns when the device has completed them (`t`
     /// without a host buffer or partial page).
-    pub fn flush_host_buffer(&mut self, t: u64) -> u64 {
+    pub fn flush_host_buffer(&mut self, t: Done) -> Done {
         let Some(b) = &mut self.hbuf else { return t };
         b.flushed();
         let pus: Vec<u32> = b.partial_pages().collect();
@@ -498,8 +498,8 @@ impl OpenChannel {
 
     /// Read `units` units from `first`. Returns when the last page's data has crossed its
     /// channel.
-    pub fn read(&mut self, first: u32, units: u32, ready: u64) -> u64 {
-        self.command_arrived(ready);
+    pub fn read(&mut self, first: u32, units: u32, ready: Done) -> Done {
+        self.command_arrived(ready.as_time()); // idle detection: a plain time
         let mut done = ready;
         let mut runs = PageRuns::new();
         for lpn in first..first + units {
@@ -526,13 +526,13 @@ impl OpenChannel {
     }
 
     /// Read host page `key` (chunk * pages + page), `units` of it crossing the channel.
-    fn read_page(&mut self, key: u32, units: u32, ready: u64, cause: Cause) -> u64 {
+    fn read_page(&mut self, key: u32, units: u32, ready: Done, cause: Cause) -> Done {
         let (chunk, page) = (key / self.ppb, key % self.ppb);
         self.dev.read_page(chunk, page, units as u64 * self.unit_bytes, ready, cause)
     }
 
     /// Host GC of `pu` up to `target` free chunks (the shared victim loop, `ftl::gc_job`).
-    fn collect(&mut self, pu: u32, ready: u64, target: usize) -> u64 {
+    fn collect(&mut self, pu: u32, ready: Done, target: usize) -> Done {
         if self.in_gc {
             return ready;
         }
@@ -548,7 +548,7 @@ impl OpenChannel {
     }
 
     /// Move one unit (data in host memory) to the GC stream of `pu`, or of another unit.
-    fn move_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: u64, cause: Cause) -> u64 {
+    fn move_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: Done, cause: Cause) -> Done {
         let n = self.geo.planes();
         for target in (0..n).map(|i| (pu + i) % n) {
             if let Some((slot, full)) = self.place(target, Stream::Gc, lpn, ready) {
@@ -670,15 +670,15 @@ impl Cleaner for OpenChannel {
         let c = chunk as usize;
         self.blocks.valid[c] >= self.blocks.capacity[c] && !self.failed[c]
     }
-    fn read_for_move(&mut self, job: &CleanJob, page: u32, _first: u32, n: u32) -> (u64, Cause) {
+    fn read_for_move(&mut self, job: &CleanJob, page: u32, _first: u32, n: u32) -> (Done, Cause) {
         (self.read_page(job.block * self.ppb + page, n, job.ready, job.cause), job.cause)
     }
-    fn relocate_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: u64, cause: Cause) -> u64 {
+    fn relocate_unit(&mut self, lpn: u32, from: u32, pu: u32, ready: Done, cause: Cause) -> Done {
         self.map.point(lpn, UNMAPPED);
         self.unmap_slot(from);
         self.move_unit(lpn, from, pu, ready, cause)
     }
-    fn erase_cleaned(&mut self, chunk: u32, ready: u64, cause: Cause) -> u64 {
+    fn erase_cleaned(&mut self, chunk: u32, ready: Done, cause: Cause) -> Done {
         if self.failed[chunk as usize] {
             self.dev.retire(chunk);
             self.retire(chunk);
@@ -714,7 +714,7 @@ impl LogicalSpace for OpenChannel {
         self.dev.core.sched.as_mut()
     }
     fn write_now(&mut self, first: u32, units: u32) {
-        self.write(first, units, 0);
+        self.write(first, units, Done::START);
     }
     fn fill_units(&self) -> u32 {
         self.upp

@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 
+use crate::timing::Done;
 use serde::{Deserialize, Serialize};
 
 /// `summary.open_channel.host_path.host_buffer`.
@@ -43,7 +44,7 @@ pub struct HostBuffer {
     unsent: Vec<u32>,
     unsent_total: u32,
     /// Pages sent: (the time their space is freed, units), oldest first.
-    sent: VecDeque<(u64, u32)>,
+    sent: VecDeque<(Done, u32)>,
     sent_total: u32,
     stats: HostBufferStats,
 }
@@ -63,9 +64,10 @@ impl HostBuffer {
         }
     }
 
+    /// Release the pages whose completion, read as a time, is no later than `t`.
     fn release(&mut self, t: u64) {
         while let Some(&(free_at, units)) = self.sent.front() {
-            if free_at > t {
+            if free_at.as_time() > t {
                 break;
             }
             self.sent_total -= units;
@@ -81,17 +83,18 @@ impl HostBuffer {
     /// When a unit arriving at `ready` finds room: `ready`, or the time the oldest sent pages
     /// free enough. `None` when the buffer is full of units in partial pages (nothing sent to
     /// wait for): the caller must flush them first.
-    pub fn room_at(&mut self, ready: u64) -> Option<u64> {
+    pub fn room_at(&mut self, ready: Done) -> Option<Done> {
         let mut t = ready;
-        self.release(t);
+        self.release(t.as_time());
         while self.held() >= self.capacity {
             let &(free_at, _) = self.sent.front()?;
             t = t.max(free_at);
-            self.release(t);
+            self.release(t.as_time());
         }
-        if t > ready {
+        if t != ready {
+            // `t` is the later of the two: the wait, in plain time, is the buffer's statistic.
             self.stats.full_waits += 1;
-            self.stats.max_wait_us = self.stats.max_wait_us.max((t - ready) as f64 / 1e3);
+            self.stats.max_wait_us = self.stats.max_wait_us.max((t.as_time() - ready.as_time()) as f64 / 1e3);
         }
         Some(t)
     }
@@ -107,7 +110,7 @@ impl HostBuffer {
 
     /// `pu`'s open host page went to the device, completed at `done`: its buffered units
     /// are freed then. `padding` empty slots were padded.
-    pub fn page_sent(&mut self, pu: u32, done: u64, padding: u32) {
+    pub fn page_sent(&mut self, pu: u32, done: Done, padding: u32) {
         let units = std::mem::take(&mut self.unsent[pu as usize]);
         if padding > 0 {
             self.stats.padded_pages += 1;
@@ -154,19 +157,19 @@ mod tests {
         // Four units, two parallel units.
         let mut b = HostBuffer::new(4 * 4096, 4096, 2);
         for _ in 0..2 {
-            assert_eq!(b.room_at(0), Some(0));
+            assert_eq!(b.room_at(Done::START), Some(Done::START));
             b.admitted(0);
         }
-        b.page_sent(0, 5000, 0);
+        b.page_sent(0, Done::at(5000), 0);
         for _ in 0..2 {
-            assert_eq!(b.room_at(0), Some(0));
+            assert_eq!(b.room_at(Done::START), Some(Done::START));
             b.admitted(1);
         }
         // Full: two sent (free at 5000), two unsent.
-        b.page_sent(1, 1000, 0);
+        b.page_sent(1, Done::at(1000), 0);
         // The page that completed first (1000) frees nothing before the older one (5000).
         assert_eq!(b.held_at(2000), 4);
-        assert_eq!(b.room_at(2000), Some(5000));
+        assert_eq!(b.room_at(Done::at(2000)), Some(Done::at(5000)));
         assert_eq!(b.held_at(5000), 0);
         let s = b.stats();
         assert_eq!((s.full_waits, s.max_held_bytes), (1, 4 * 4096));
@@ -175,15 +178,15 @@ mod tests {
     #[test]
     fn a_buffer_full_of_partial_pages_asks_for_a_flush() {
         let mut b = HostBuffer::new(2 * 4096, 4096, 2);
-        assert_eq!(b.room_at(0), Some(0));
+        assert_eq!(b.room_at(Done::START), Some(Done::START));
         b.admitted(0);
-        assert_eq!(b.room_at(0), Some(0));
+        assert_eq!(b.room_at(Done::START), Some(Done::START));
         b.admitted(1);
-        assert_eq!(b.room_at(0), None);
+        assert_eq!(b.room_at(Done::START), None);
         assert_eq!(b.partial_pages().collect::<Vec<_>>(), vec![0, 1]);
-        b.page_sent(0, 100, 3);
-        b.page_sent(1, 200, 3);
-        assert_eq!(b.room_at(0), Some(100));
+        b.page_sent(0, Done::at(100), 3);
+        b.page_sent(1, Done::at(200), 3);
+        assert_eq!(b.room_at(Done::START), Some(Done::at(100)));
         assert_eq!(b.stats().padded_pages, 2);
         assert_eq!(b.stats().padding_units, 6);
     }

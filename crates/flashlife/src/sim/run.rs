@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use crate::config::{Arrivals, Interval, StopCondition};
 use crate::error::{Error, Result};
+use crate::timing::Done;
 use crate::workload::{HostRequest, IoKind};
 
 use super::progress::{self, Progress};
@@ -264,22 +265,27 @@ impl Simulator {
         }
         let st = &mut self.state;
         st.now = issue;
+        // The one way in from plain time: the request's issue, which its first transaction
+        // waits for. Its completion comes back out as a time for the statistics: here (the
+        // reservation scheduler) it is when the work ends.
+        let issued = Done::at(issue);
         let completion = match req.kind {
             IoKind::Write => {
-                let data_in = self.ftl.host_transfer(issue, req.size);
+                let data_in = self.ftl.host_transfer(issued, req.size);
                 self.ftl.write(first, units, data_in)
             }
             IoKind::Read => {
-                let flash_done = self.ftl.read(first, units, issue, req.stream, req.budget_us);
+                let flash_done = self.ftl.read(first, units, issued, req.stream, req.budget_us);
                 self.ftl.host_transfer(flash_done, req.size)
             }
             IoKind::Trim => {
                 // The command crosses the host link (no data); the map changes at once.
-                let command_in = self.ftl.host_transfer(issue, 0);
+                let command_in = self.ftl.host_transfer(issued, 0);
                 self.ftl.trim(first, units);
                 command_in
             }
-        };
+        }
+        .as_time();
         let st = &mut self.state;
         // Response time counts from arrival: an open-loop request that found every queue
         // slot taken waited for one before the drive saw it. A closed-loop request arrives

@@ -4,6 +4,7 @@
 //! the scheduler asks for (`feed_background`).
 
 use crate::error::{Error, Result};
+use crate::timing::Done;
 use crate::workload::{HostRequest, IoKind};
 
 use super::Simulator;
@@ -72,18 +73,21 @@ impl Simulator {
         } else {
             ev.begin_request(slot);
         }
+        // The request's issue time, which its first transaction waits for; its completion
+        // comes back from the scheduler (`Finished`), not from these values.
+        let issued = Done::at(issue);
         let transfer_after = match req.kind {
             IoKind::Write => {
-                let data_in = self.ftl.host_transfer(issue, req.size);
+                let data_in = self.ftl.host_transfer(issued, req.size);
                 self.ftl.write(first, units, data_in);
                 0
             }
             IoKind::Read => {
-                self.ftl.read(first, units, issue, req.stream, req.budget_us);
+                self.ftl.read(first, units, issued, req.stream, req.budget_us);
                 req.size
             }
             IoKind::Trim => {
-                self.ftl.host_transfer(issue, 0);
+                self.ftl.host_transfer(issued, 0);
                 self.ftl.trim(first, units);
                 0
             }
@@ -104,7 +108,8 @@ impl Simulator {
             let Some(ev) = self.ftl.scheduler_mut().events() else { return };
             let now = ev.now();
             let Some(die) = ev.background_wanted() else { return };
-            let more = self.ftl.step_cleaning(die, now);
+            // The scheduler's clock: the step's work waits for nothing earlier.
+            let more = self.ftl.step_cleaning(die, Done::at(now));
             if let Some(ev) = self.ftl.scheduler_mut().events() {
                 ev.background_stepped(die, more);
             }

@@ -34,7 +34,7 @@ use crate::ftl::Ftl;
 use crate::stats::Cause;
 use crate::techniques::hot_cold::{HotColdClassifier, Recency, RequestSize};
 use crate::techniques::wom::{EncodeOutcome, WomModel};
-use crate::timing::{Op, Transaction, Wait};
+use crate::timing::{Done, Op, Transaction, Wait};
 
 const NONE: u32 = u32::MAX;
 
@@ -55,7 +55,7 @@ struct Lane {
     offset: u32,
     /// The next pair, its invalid data read (or being read) into the controller's RAM; with
     /// `lazy`, the time the prefetch was wanted, its read still to be placed in idle time.
-    prefetched: Option<(u32, u64)>,
+    prefetched: Option<(u32, Done)>,
     lazy: bool,
 }
 
@@ -104,7 +104,7 @@ struct Waiting {
 /// What a search for a pair found.
 enum Pair {
     /// The pair at this offset, its invalid data in the controller at this time.
-    Ready(u32, u64),
+    Ready(u32, Done),
     /// No pair: the unit is written as a first write.
     None,
     /// This plane needs GC (recycling) before the lane can open.
@@ -221,13 +221,13 @@ impl ReusableSsd {
 
     /// Read the invalid data of the pair at offset `k`, issued at `at`. Returns when it is in
     /// the controller.
-    fn read_pair(&self, ftl: &mut Ftl, lane: &Lane, k: u32, at: u64) -> u64 {
+    fn read_pair(&self, ftl: &mut Ftl, lane: &Lane, k: u32, at: Done) -> Done {
         let [(a, _), (b, _)] = self.halves(lane, k);
         ftl.flash.read(a);
         ftl.flash.read(b);
         ftl.counters.page_reads.add(Cause::SecondWrite, 2);
         let (txs, n) = self.pair_ops(ftl, lane, k, Op::Read);
-        txs[..n].iter().map(|tx| ftl.sched.submit(tx, at)).max().unwrap_or(at)
+        txs[..n].iter().map(|tx| ftl.sched.submit(tx, at)).reduce(Done::later).unwrap_or(at)
     }
 
     /// The flash operations that read (or program) the pair at offset `k`: parallel layout,
@@ -251,10 +251,11 @@ impl ReusableSsd {
     /// A prefetch wanted since `since`, placed in idle time: if the die and its channel have
     /// been free long enough before `ready` for the read, it ran there and the data is in RAM
     /// at `ready` (host work was never delayed); otherwise it is a demand read at `ready`.
-    fn idle_read(&self, ftl: &mut Ftl, lane: &Lane, k: u32, since: u64, ready: u64) -> u64 {
+    fn idle_read(&self, ftl: &mut Ftl, lane: &Lane, k: u32, since: Done, ready: Done) -> Done {
         let [(a, _), (b, _)] = self.halves(lane, k);
         let (txs, n) = self.pair_ops(ftl, lane, k, Op::Read);
-        if ftl.sched.fits_before(&txs[..n], since, ready, Wait::DiesAndChannels) {
+        // Planning an idle window reads both ends as times.
+        if ftl.sched.fits_before(&txs[..n], since.as_time(), ready.as_time(), Wait::DiesAndChannels) {
             ftl.flash.read(a);
             ftl.flash.read(b);
             ftl.counters.page_reads.add(Cause::SecondWrite, 2);
@@ -296,7 +297,7 @@ impl ReusableSsd {
     /// reused blocks would exceed the cap (2R) or leave first writes short of spare space
     /// (`first_write_op`), or if it is past the P/E fraction second writes may use;
     /// otherwise it is recycled.
-    fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
+    fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done {
         let mut done = ready;
         let want = target.max(self.gc_threshold);
         while ftl.death().is_none() {
@@ -356,7 +357,7 @@ impl ReusableSsd {
 
     /// The next pair of the unit's lane and when its invalid data is in the controller; or a
     /// plane to clean first, `at` keeping where the search stopped for the next call.
-    fn take_pair(&mut self, ftl: &mut Ftl, at: &mut Waiting, ready: u64) -> Pair {
+    fn take_pair(&mut self, ftl: &mut Ftl, at: &mut Waiting, ready: Done) -> Pair {
         let l = at.lane;
         while at.tries < 2 {
             if self.lanes[l].blocks[0] == NONE {
@@ -389,7 +390,7 @@ impl ReusableSsd {
     /// `runs` encoder runs, one after another, for the pair at `k` of `lane`, the first once
     /// its input is ready at `t`: when the last is done. The timing layer says how long one
     /// takes (`Op::Encode`).
-    fn encoder_runs(&self, ftl: &mut Ftl, lane: &Lane, k: u32, t: u64, runs: u32) -> u64 {
+    fn encoder_runs(&self, ftl: &mut Ftl, lane: &Lane, k: u32, t: Done, runs: u32) -> Done {
         let mode = ftl.flash.mode(lane.blocks[0]);
         let tx = Transaction::encode(lane.die, lane.blocks[0], k, mode, Cause::SecondWrite);
         (0..runs).fold(t, |at, _| ftl.sched.submit(&tx, at))
@@ -398,7 +399,7 @@ impl ReusableSsd {
     /// Encoding attempts on the pair at `k` (data in at `t`): the offset finally used, or
     /// `None` with the pair to keep for the next hot unit; and when the outcome is known. A
     /// failed attempt costs an encoder run before the next step (the paper's worst case).
-    fn encode(&mut self, ftl: &mut Ftl, l: usize, k: u32, t: u64) -> (Option<u32>, u64) {
+    fn encode(&mut self, ftl: &mut Ftl, l: usize, k: u32, t: Done) -> (Option<u32>, Done) {
         let lane = self.lanes[l];
         match self.retry {
             Retry::SameData | Retry::Never => match self.wom.try_encode(&mut self.rng) {
@@ -444,7 +445,7 @@ fn counts(ftl: &mut Ftl) -> &mut SecondWriteCounters {
 
 #[typetag::serde]
 impl SecondWriteTechnique for ReusableSsd {
-    fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: u64) -> Verdict {
+    fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: Done) -> Verdict {
         let mut at = match self.waiting.take() {
             // Offered again after the space it asked for: already classified hot.
             Some(at) => {
@@ -488,7 +489,7 @@ impl SecondWriteTechnique for ReusableSsd {
         let k = k_used;
         let [(a, pa), (b, pb)] = self.halves(&lane, k);
         let (txs, n) = self.pair_ops(ftl, &lane, k, Op::Program);
-        let done = txs[..n].iter().map(|tx| ftl.sched.submit(tx, t)).max().unwrap_or(t);
+        let done = txs[..n].iter().map(|tx| ftl.sched.submit(tx, t)).reduce(Done::later).unwrap_or(t);
         ftl.map_second(lpn, a, pa, b, pb);
         let step = if self.sequential { 2 } else { 1 };
         self.lanes[l].offset = k + step;
@@ -515,7 +516,7 @@ impl SecondWriteTechnique for ReusableSsd {
         Verdict::Taken(done)
     }
 
-    fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: u64, target: usize) -> u64 {
+    fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done {
         self.gc(ftl, plane, ready, target)
     }
 }

@@ -3,8 +3,9 @@
 //! The FTL, the open-channel device and the techniques decide *what* happens (which unit goes
 //! where, which victim, which page moves) and describe each flash operation as a
 //! [`Transaction`]; a [`Scheduler`] owns the resources (host link, channel buses, dies) and
-//! decides when each transaction runs. Callers pass completion times along as dependencies
-//! ("after this read") and never add durations themselves: every duration comes from here.
+//! decides when each transaction runs. Callers hold completions as [`Done`] and pass them along
+//! as dependencies ("after this read"); `Done` has no arithmetic, so they cannot add durations
+//! themselves: every duration comes from here.
 //!
 //! Schedulers (`timing.scheduler` chooses):
 //! - [`Reservation`]: each resource keeps the time it next becomes free and a transaction is
@@ -16,10 +17,12 @@
 //!   reports completions as its clock advances instead of at submission, so the run loop
 //!   drives it through [`EventDriven`].
 
+mod done;
 pub mod queued;
 mod queued_drive;
 mod reservation;
 
+pub use done::Done;
 pub use queued::{Completion, Queued, QueuedParams, QueuedStats, Suspension};
 pub use queued_drive::{QueuedScheduler, SchedulerSummary};
 pub use reservation::{Reservation, Utilisation};
@@ -128,15 +131,15 @@ pub enum Wait {
 /// Decides when transactions run, on the resources it owns.
 ///
 /// Times are integer nanoseconds. `submit` books a transaction that may start no earlier
-/// than `after` (its inputs' completion, or the request's issue) and returns when it
-/// completes; the caller passes that on to whatever depends on it.
+/// than `after` (its inputs' completion, or the request's issue) and returns its
+/// completion as a [`Done`]; the caller passes that on to whatever depends on it.
 #[typetag::serde(tag = "scheduler")]
 pub trait Scheduler: Send {
     /// The name `timing.scheduler` selects this scheduler by (recorded in results).
     fn name(&self) -> &'static str;
 
-    /// Book `tx`, which may start at `after`; returns when it completes.
-    fn submit(&mut self, tx: &Transaction, after: u64) -> u64;
+    /// Book `tx`, which may start after `after`; returns its completion.
+    fn submit(&mut self, tx: &Transaction, after: Done) -> Done;
 
     /// Is timing on? Off (fast-forward, e.g. preconditioning), every transaction completes
     /// when it may start.
@@ -153,7 +156,7 @@ pub trait Scheduler: Send {
     /// The current request also waits for what `completion` (a value `submit` returned)
     /// names (a write-back device's full buffer frees when an earlier page's program ends).
     /// Only a scheduler that completes work later needs it.
-    fn wait_for(&mut self, _completion: u64) {}
+    fn wait_for(&mut self, _completion: Done) {}
 
     /// Is cleaning stepped on request? Then the FTL, at the soft threshold, records that a
     /// pool owes cleaning ([`Scheduler::cleaning_owed`]) instead of deciding it at once, and
@@ -193,9 +196,9 @@ pub trait Scheduler: Send {
         self.die_free_at(die).saturating_sub(now)
     }
 
-    /// When background work could start on `die` in the idle window `[from, until)`:
-    /// `None` if the die is busy until the window closes.
-    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64>;
+    /// When background work could start on `die` in the idle window `[from, until)` (times
+    /// in ns), as what that work waits for: `None` if the die is busy until the window closes.
+    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<Done>;
 
     /// Would `txs`, run back to back from when the `wait` resources of their dies are free
     /// (and no earlier than `from`), all finish by `until`? Planning only: books nothing.

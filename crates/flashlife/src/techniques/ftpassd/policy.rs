@@ -9,6 +9,7 @@ use crate::device::policy::FailurePolicy;
 use crate::device::DeviceCore;
 use crate::flash::{Geometry, ProgramStatus};
 use crate::stats::Cause;
+use crate::timing::Done;
 
 /// The policy `open_channel.device_policy = name` selects (one of [`FtPassdConfig::POLICIES`]);
 /// `home[lbn]` is each logical block's initial physical block.
@@ -43,7 +44,7 @@ impl FailurePolicy for BlockCopy {
     fn translate_write(&self, lbn: u32, lpo: u32) -> (u32, u32) {
         (self.map[lbn as usize], lpo)
     }
-    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: Done) -> Option<Done> {
         let failed = self.map[lbn as usize];
         let plane = self.geo.plane_of_block(failed);
         let tag = core.tag(lbn, lpo);
@@ -103,7 +104,7 @@ impl Shifted {
     /// Copy `lbn` whole, in logical order, into a fresh reserved block (shift 0), starting at
     /// `ready`: the fallback when a migration copy fails. Returns when the copies end, or
     /// `None` when the reserve is exhausted.
-    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: u64) -> Option<u64> {
+    fn remap_whole(&mut self, core: &mut DeviceCore, lbn: u32, ready: Done) -> Option<Done> {
         let plane = self.geo.plane_of_block(self.t.translate_read(lbn, 0).0);
         'fresh: loop {
             let n = core.take_reserved(plane)?;
@@ -151,7 +152,7 @@ impl FailurePolicy for Shifted {
             }
         }
     }
-    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: u64) -> Option<u64> {
+    fn program_failed(&mut self, core: &mut DeviceCore, lbn: u32, lpo: u32, detected: Done) -> Option<Done> {
         let plane = self.geo.plane_of_block(self.t.translate_write(lbn, lpo).0);
         let tag = core.tag(lbn, lpo);
         loop {
@@ -200,7 +201,7 @@ impl FailurePolicy for Shifted {
         }
         None
     }
-    fn background_step(&mut self, core: &mut DeviceCore, start: u64) -> u64 {
+    fn background_step(&mut self, core: &mut DeviceCore, start: Done) -> Done {
         let lbn = self.pending[0];
         let (sb, sp, tb, tp) = self.t.migration_step(lbn, self.cursor).expect("next_background named a copy");
         core.stats.migrated_pages += 1;
@@ -245,7 +246,7 @@ mod tests {
         let cfg = FtPassdConfig { idle_timeout_us: timeout_us };
         let mut d = device(move |home, geo| build(FtPassdConfig::SHIFT, &cfg, home, geo));
         for lpo in 0..4 {
-            d.write_page(0, lpo, 0, Cause::Host);
+            d.write_page(0, lpo, Done::START, Cause::Host);
         }
         let free = d.core.sched.die_free_at(0);
         (d, free)
@@ -258,7 +259,7 @@ mod tests {
     fn figure_10_on_the_device_reads_land_on_the_right_pages() {
         let mut d = ftpassd(FtPassdConfig::SHIFT);
         for lpo in 0..4 {
-            assert_eq!(d.write_page(0, lpo, 0, Cause::Host).1, PageOutcome::Ok);
+            assert_eq!(d.write_page(0, lpo, Done::START, Cause::Host).1, PageOutcome::Ok);
         }
         assert_eq!(d.core.stats.failures_handled, 1);
         for lpo in 0..4 {
@@ -268,7 +269,7 @@ mod tests {
         d.command_arrived(20_000_000_000);
         assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (1, 2));
         for lpo in 0..4 {
-            d.read_page(0, lpo, 4096, 20_000_000_000, Cause::Host);
+            d.read_page(0, lpo, 4096, Done::at(20_000_000_000), Cause::Host);
         }
         assert!(d.violation().is_none(), "{:?}", d.violation());
         // The failed block and nothing else is out of service; the reserved block took over.
@@ -283,15 +284,15 @@ mod tests {
         let mut d = ftpassd(FtPassdConfig::NO_SHIFT);
         let mut acks = Vec::new();
         for lpo in 0..4 {
-            acks.push(d.write_page(0, lpo, 0, Cause::Host).0);
+            acks.push(d.write_page(0, lpo, Done::START, Cause::Host).0);
         }
         assert_eq!(d.core.stats.foreground_copied_pages, 2);
         for lpo in 0..4 {
             assert!(d.verify_page(0, lpo));
         }
         // Write-back: the first pages complete at once, from the buffer.
-        assert_eq!(acks[0], 0);
-        assert!(ocssd().write_page(0, 0, 0, Cause::Host).0 > 0);
+        assert_eq!(acks[0], Done::START);
+        assert!(ocssd().write_page(0, 0, Done::START, Cause::Host).0.as_time() > 0);
     }
 
     /// Migration starts only once the device has been idle for the timeout: a command that
@@ -325,19 +326,19 @@ mod tests {
         let copy_end = d.core.sched.die_free_at(0);
         assert!(copy_end > arrival);
         // Page 2 (retried on the reserved block) is read on the copy's die.
-        let done = d.read_page(0, 2, 4096, arrival, Cause::Host);
+        let done = d.read_page(0, 2, 4096, Done::at(arrival), Cause::Host).as_time();
         let s = &d.core.stats;
         assert_eq!(s.migration_waits, 1);
         assert_eq!(s.max_migration_wait_us, (copy_end - arrival) as f64 / 1e3);
         assert!(done > copy_end, "the read ran after the copy: {done} <= {copy_end}");
         // A read once the copy is over does not wait.
-        d.read_page(0, 3, 4096, done, Cause::Host);
+        d.read_page(0, 3, 4096, Done::at(done), Cause::Host);
         assert_eq!(d.core.stats.migration_waits, 1);
         d.idle_since(done + 1_000_000);
         d.command_arrived(done + 1_000_000_000);
         assert_eq!((d.core.stats.migrated_pages, d.core.stats.migrations), (2, 1));
         for lpo in 0..4 {
-            d.read_page(0, lpo, 4096, done + 1_000_000_000, Cause::Host);
+            d.read_page(0, lpo, 4096, Done::at(done + 1_000_000_000), Cause::Host);
         }
         assert!(d.violation().is_none(), "{:?}", d.violation());
     }
@@ -349,12 +350,12 @@ mod tests {
         let ack_elsewhere = |name: &'static str| {
             let mut d = device_on(2, move |home, geo| build(name, &FtPassdConfig::default(), home, geo));
             for lpo in 0..3 {
-                d.write_page(0, lpo, 0, Cause::Host);
+                d.write_page(0, lpo, Done::START, Cause::Host);
             }
             let failed = d.core.stats.first_failure_ns.expect("block 0 page 2 failed");
             // Logical block 6 is on the other way, its buffer empty.
             let ready = failed + 1;
-            (d.write_page(6, 0, ready, Cause::Host).0 - ready, d.core.stats.clone())
+            (d.write_page(6, 0, Done::at(ready), Cause::Host).0.as_time() - ready, d.core.stats.clone())
         };
         let (shift_wait, _) = ack_elsewhere(FtPassdConfig::SHIFT);
         assert_eq!(shift_wait, 0);

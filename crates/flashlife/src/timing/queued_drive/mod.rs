@@ -40,7 +40,7 @@ pub use summary::SchedulerSummary;
 use crate::stats::timeseries::SchedTotals;
 use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
-use crate::timing::{EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
+use crate::timing::{Done, EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
 use stock::Stock;
 use tokens::{Tok, Tokens, PENDING};
@@ -452,12 +452,13 @@ impl Scheduler for QueuedScheduler {
         "queued"
     }
 
-    fn submit(&mut self, tx: &Transaction, after: u64) -> u64 {
+    fn submit(&mut self, tx: &Transaction, after: Done) -> Done {
         if !self.timing {
             return after;
         }
         let request = if on_host_path(tx.class) && !self.detached { self.current } else { NONE };
-        self.submit_for(tx, after, request)
+        // The value names the transaction (`tokens.rs`): the adapter works on the number.
+        Done(self.submit_for(tx, after.0, request))
     }
 
     fn timing(&self) -> bool {
@@ -472,11 +473,11 @@ impl Scheduler for QueuedScheduler {
     /// (a write-back device's buffer frees when an earlier page's program ends). Host work
     /// waiting on background work makes its die urgent, as a host program waiting for its
     /// block's erase does.
-    fn wait_for(&mut self, value: u64) {
+    fn wait_for(&mut self, value: Done) {
         if !self.timing || self.current == NONE {
             return;
         }
-        let Some(id) = self.tokens.find(value) else { return };
+        let Some(id) = self.tokens.find(value.0) else { return };
         let t = *self.tokens.get(id);
         if t.finish != PENDING || t.request == self.current {
             return;
@@ -535,9 +536,9 @@ impl Scheduler for QueuedScheduler {
 
     /// From the clock (or `from`), if the die has no host work; background work submitted
     /// now yields to host work arriving later at its next transaction.
-    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<u64> {
+    fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<Done> {
         let start = from.max(self.engine.now());
-        (start < until && !self.die_has_host_work(die)).then_some(start)
+        (start < until && !self.die_has_host_work(die)).then_some(Done(start))
     }
 
     fn fits_before(&self, txs: &[Transaction], from: u64, until: u64, _wait: Wait) -> bool {

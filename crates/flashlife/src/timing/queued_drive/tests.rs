@@ -40,7 +40,7 @@ fn drain(s: &mut QueuedScheduler) -> Vec<Finished> {
 fn a_value_passed_back_is_a_dependency_and_a_time_is_not() {
     let mut s = sched();
     s.begin_request(0);
-    let r = s.submit(&read(0, Cause::Host), 0);
+    let r = s.submit(&read(0, Cause::Host), Done::at(0));
     // The program of what was read waits for the read, on the other die.
     s.submit(&Transaction::program(1, 9, 0, BitMode::Slc, 4096, Cause::Host), r);
     let mut out = Vec::new();
@@ -61,9 +61,9 @@ fn a_value_passed_back_is_a_dependency_and_a_time_is_not() {
 #[test]
 fn a_program_waits_for_its_blocks_erase_and_its_die_goes_urgent() {
     let mut s = sched();
-    s.submit(&Transaction::erase(0, 3, BitMode::Slc, Cause::Gc), 0);
+    s.submit(&Transaction::erase(0, 3, BitMode::Slc, Cause::Gc), Done::at(0));
     s.begin_request(0);
-    s.submit(&Transaction::program(0, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    s.submit(&Transaction::program(0, 3, 0, BitMode::Slc, 4096, Cause::Host), Done::at(0));
     let mut out = Vec::new();
     s.end_request(0, &mut out);
     let done = drain(&mut s);
@@ -79,10 +79,10 @@ fn values_of_unrelated_work_stay_near_real_time() {
     let mut s = sched();
     let mut v = 0;
     for _ in 0..1000 {
-        v = s.submit(&read(0, Cause::Gc), v);
+        v = s.submit(&read(0, Cause::Gc), Done(v)).0;
     }
     assert!(v > 1000 * 50_000, "the chain's estimate covers its length: {v}");
-    let other = s.submit(&read(1, Cause::Gc), 0);
+    let other = s.submit(&read(1, Cause::Gc), Done(0)).0;
     assert!(other < 100_000, "an unrelated read's value {other} ns was dragged ahead");
 }
 
@@ -92,7 +92,7 @@ fn wait_for_holds_a_request_until_the_named_work_finishes() {
     let mut s = sched();
     s.set_detached(true);
     s.begin_request(0);
-    let buffered = s.submit(&Transaction::program(0, 1, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    let buffered = s.submit(&Transaction::program(0, 1, 0, BitMode::Slc, 4096, Cause::Host), Done::at(0));
     s.set_detached(false);
     let mut out = Vec::new();
     s.end_request(0, &mut out);
@@ -114,7 +114,7 @@ fn wait_for_holds_a_request_until_the_named_work_finishes() {
 fn an_encoder_run_is_a_dependency_that_occupies_no_die() {
     let mut s = sched();
     s.begin_request(0);
-    let r = s.submit(&read(0, Cause::SecondWrite), 0);
+    let r = s.submit(&read(0, Cause::SecondWrite), Done::at(0));
     let e = s.submit(&Transaction::encode(0, 0, 0, BitMode::Slc, Cause::SecondWrite), r);
     s.submit(&Transaction::program(1, 9, 0, BitMode::Slc, 4096, Cause::SecondWrite), e);
     let mut out = Vec::new();
@@ -124,7 +124,7 @@ fn an_encoder_run_is_a_dependency_that_occupies_no_die() {
     s.begin_request(1);
     // A host read on die 0, ready (a plain, even time) just after the first read: were the
     // encoder the die's, it would wait for it.
-    s.submit(&read(0, Cause::Host), read_done + 1);
+    s.submit(&read(0, Cause::Host), Done::at(read_done + 1));
     s.end_request(1, &mut out);
     let done = drain(&mut s);
     let finish = |req: u32| done.iter().find(|f| f.request == req).expect("finished").finish;

@@ -1,14 +1,14 @@
 //! Dependencies between transactions, recovered from the values the FTL passes around.
 //!
-//! The FTL joins completion values with `max` and threads them into later submissions as
-//! "after this". The queued scheduler cannot say when a transaction completes at submission,
+//! The FTL holds completion values as `Done`, joins them with `Done::later` (their `max`) and
+//! threads them into later submissions as "after this". The queued scheduler cannot say when a transaction completes at submission,
 //! so it hands back a *value* instead: an estimate of the completion (its input's estimate or
 //! the clock, plus its own uncontended cost), made odd and, if another kept transaction
 //! already has it, moved on by 2 ns until it is unique. A value therefore names exactly one
 //! transaction and stays meaningful as a time for the FTL's own use (a block's open time, a
 //! page's age). A later submission's `after` is looked up here: a value handed out names a
-//! dependency on that transaction; anything else (an arrival time, a value with an overhead
-//! added, one too old to be kept) is a plain time.
+//! dependency on that transaction; anything else (an arrival time, an idle window's start, one
+//! too old to be kept) is a plain time.
 //!
 //! Values are not forced to rise with submission order: one long chain of dependent work
 //! (a failed block's pages moved one after another) would otherwise drag every later value,
