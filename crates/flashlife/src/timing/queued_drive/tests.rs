@@ -146,9 +146,9 @@ fn host_blocked_episodes_are_counted_among_the_hard_thresholds() {
     assert_eq!((s.counts.hard_threshold_episodes, s.counts.host_blocked_episodes), (3, 0));
     // Die 1 is no longer urgent; a host program there now waits for its block's erase.
     s.cleaning_urgent(1, false);
-    s.submit(&Transaction::erase(1, 3, BitMode::Slc, Cause::Gc), 0);
+    s.submit(&Transaction::erase(1, 3, BitMode::Slc, Cause::Gc), Done::at(0));
     s.begin_request(0);
-    s.submit(&Transaction::program(1, 3, 0, BitMode::Slc, 4096, Cause::Host), 0);
+    s.submit(&Transaction::program(1, 3, 0, BitMode::Slc, 4096, Cause::Host), Done::at(0));
     let mut out = Vec::new();
     s.end_request(0, &mut out);
     drain(&mut s);
