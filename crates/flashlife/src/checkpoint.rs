@@ -55,8 +55,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// pool, for the cold data wear levelling moves with `wear_leveling.cold_stream`, the
 /// open-channel host FTL's host write buffer and placement, the FTL's `gc.mode`, and
 /// retirement, reclaim and idle cleaning stepped under the queued scheduler, a queue of them
-/// per pool).
-pub const FORMAT_VERSION: u32 = 17;
+/// per pool; 18: ZombieNAND's victim policy keeps whether it passes over drops the spare
+/// capacity cannot cover, `zombie.affordable_drops`).
+pub const FORMAT_VERSION: u32 = 18;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -29,7 +29,13 @@ pub struct ZombieConfig {
     /// whose TLC blocks all sit at their TLC end dies at the first such erase, however much
     /// life its SLC zombies have left (docs/techniques/zombienand.md, "Drops the capacity can
     /// afford"). No effect on a drive that retires worn blocks (the levelled baseline).
+    /// Written to TOML only when off (configurations from before the key hash alike).
+    #[serde(skip_serializing_if = "is_true")]
     pub affordable_drops: bool,
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 impl Default for ZombieConfig {

@@ -386,7 +386,15 @@ mod tests {
     }
 
     fn policy(early: bool) -> (ZombieVictim, FlashArray) {
-        let cfg = crate::ConfigBuilder::new()
+        policy_with(early, &[])
+    }
+
+    fn policy_with(early: bool, sets: &[&str]) -> (ZombieVictim, FlashArray) {
+        let mut b = crate::ConfigBuilder::new();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        let cfg = b
             .set("geometry.channels=1")
             .and_then(|b| b.set("geometry.ways=1"))
             .and_then(|b| b.set("geometry.planes=1"))
@@ -485,6 +493,39 @@ mod tests {
         p.remove(20, 0, 0);
         p.erased(20, 0, 0, 0.0);
         assert!(p.average_normal_life(0) > before);
+    }
+
+    #[test]
+    fn a_drop_the_spare_cannot_cover_is_passed_over_until_nothing_else_is_left() {
+        let (mut p, _) = policy_with(false, &["flash.end_of_life=\"drop_bit\""]);
+        let units = p.units_by_mode; // SLC, MLC, TLC: 4, 8, 16 units a block
+        let mut valid = vec![0u32; 32];
+        fn with_spare(valid: &[u32], spare: u64) -> VictimView<'_> {
+            VictimView { spare_units: spare, ..view(valid) }
+        }
+        // Block 5: TLC at its end (its next erase drops it to MLC: 8 units lost), emptiest.
+        p.erased(5, 0, units[2], 0.0);
+        valid[5] = 1;
+        p.insert(5, 0, 1);
+        // Block 6: an SLC zombie with life left, more valid data.
+        p.erased(6, 0, units[0], 5000.0);
+        valid[6] = 2;
+        p.insert(6, 0, 2);
+        assert!(p.erase_affordable(5, 8) && !p.erase_affordable(5, 7) && p.erase_affordable(6, 0));
+        assert_eq!(p.select(0, &with_spare(&valid, 8), &mut |_| true), Some(5), "affordable: fewest valid first");
+        assert_eq!(p.select(0, &with_spare(&valid, 7), &mut |_| true), Some(6), "a drop too many: passed over");
+        // Only the dying block left: it is taken, and the drive dies at its erase.
+        p.remove(6, 0, 2);
+        assert_eq!(p.select(0, &with_spare(&valid, 0), &mut |_| true), Some(5));
+        // A drive that retires worn blocks (the levelled baseline) is not affected.
+        let (mut base, _) = policy(false);
+        base.erased(5, 0, units[2], 0.0);
+        base.insert(5, 0, 1);
+        base.erased(6, 0, units[2], 500.0);
+        valid[6] = 8; // a fuller bucket than block 5's (the life skip only reorders a bucket)
+        base.insert(6, 0, 8);
+        assert!(base.erase_affordable(5, 0));
+        assert_eq!(base.select(0, &with_spare(&valid, 0), &mut |_| true), Some(5));
     }
 
     #[test]
