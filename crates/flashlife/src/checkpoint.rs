@@ -56,7 +56,8 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// open-channel host FTL's host write buffer and placement, the FTL's `gc.mode`, and
 /// retirement, reclaim and idle cleaning stepped under the queued scheduler, a queue of them
 /// per pool); 18: the queued scheduler counts, among the hard threshold's episodes, those that
-/// held host work for background work.
+/// held host work for background work, and ZombieNAND's victim policy keeps whether it passes
+/// over drops the spare capacity cannot cover (`zombie.affordable_drops`).
 pub const FORMAT_VERSION: u32 = 18;
 
 /// The flashlife version whose state layout a payload uses.

@@ -16,6 +16,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "gc.mode",
     "wear_leveling.measure",
     "wear_leveling.cold_stream",
+    "zombie.affordable_drops",
     "timing",
     "sampling",
     "stats.request_log",

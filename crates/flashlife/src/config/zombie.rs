@@ -21,11 +21,26 @@ pub struct ZombieConfig {
     /// The paper gives no value; 0.8 is `SSD_LIFETIME_THRESHOLD_X` of the DiskSim SSD
     /// extension (Agrawal et al., USENIX ATC'08) on which the paper's simulator was built.
     pub life_threshold: f64,
+    /// With bit drops (`flash.end_of_life = "drop_bit"`): GC's victim choice and static wear
+    /// leveling pass over a block whose next erase would be a bit drop (or, from SLC, a
+    /// retirement) costing more capacity than the drive has to spare beyond its logical
+    /// space and GC's reserve, while another block can be taken; when none can, the drop
+    /// happens and the drive dies as before. The paper is silent on it; without it a drive
+    /// whose TLC blocks all sit at their TLC end dies at the first such erase, however much
+    /// life its SLC zombies have left (docs/techniques/zombienand.md, "Drops the capacity can
+    /// afford"). No effect on a drive that retires worn blocks (the levelled baseline).
+    /// Written to TOML only when off (configurations from before the key hash alike).
+    #[serde(skip_serializing_if = "is_true")]
+    pub affordable_drops: bool,
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 impl Default for ZombieConfig {
     fn default() -> Self {
-        ZombieConfig { early_switch: false, life_threshold: 0.8 }
+        ZombieConfig { early_switch: false, life_threshold: 0.8, affordable_drops: true }
     }
 }
 

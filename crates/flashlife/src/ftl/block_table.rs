@@ -52,6 +52,7 @@ impl<S: Copy> BlockTable<S> {
             lost: &self.lost,
             closed_seq: &self.closed_seq,
             now_seq: self.seq,
+            spare_units: u64::MAX,
         }
     }
 

@@ -75,6 +75,12 @@ impl Ftl {
         self.check_capacity();
     }
 
+    /// Units the live blocks hold beyond what the drive needs: an erase that costs more
+    /// capacity than this ends it (`check_capacity`).
+    pub(super) fn spare_units(&self) -> u64 {
+        self.live_units.saturating_sub(self.required_units)
+    }
+
     pub(super) fn check_capacity(&mut self) {
         if self.live_units < self.required_units {
             let (live, need) = (self.live_units, self.required_units);

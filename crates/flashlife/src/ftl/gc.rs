@@ -180,7 +180,8 @@ impl Ftl {
     /// accepts, unless that choice frees nothing while another block would.
     pub(crate) fn select_victim(&mut self, plane: u32) -> Option<u32> {
         let wear = self.pool_wear(plane);
-        let view = self.blocks.view();
+        let mut view = self.blocks.view();
+        view.spare_units = self.spare_units();
         let (wl, flash) = (&self.wl, &self.flash);
         let mut refused = false;
         let mut accept = |b: u32| {

@@ -84,8 +84,11 @@ impl Ftl {
             return self.check_young(plane); // levels remaining life (wear_level.rs)
         }
         let lo = plane * self.geo.blocks_per_plane;
+        let spare = self.spare_units();
+        // A block whose erase the drive cannot afford (the victim policy knows: ZombieNAND's
+        // bit drops) is not moved: levelling it would end the drive.
         let coldest = (lo..lo + self.geo.blocks_per_plane)
-            .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
+            .filter(|&b| self.blocks.state[b as usize] == BlockState::Full && self.victim.erase_affordable(b, spare))
             .min_by_key(|&b| self.flash.erase_count(b));
         if let Some(b) = coldest {
             if self.wl.migrate_cold(self.flash.erase_count(b), self.pool_wear(plane)) && !self.cold_queue.contains(&b) {

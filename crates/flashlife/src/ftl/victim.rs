@@ -33,6 +33,10 @@ pub struct VictimView<'a> {
     pub closed_seq: &'a [u64],
     /// Blocks closed so far (the current sequence number).
     pub now_seq: u64,
+    /// Units the drive's live blocks hold beyond what its logical space and GC's reserve need
+    /// (the capacity check that defines its death, `ftl/blocks.rs`): an erase that costs more
+    /// ends the drive. `u64::MAX` where the caller does not keep that account.
+    pub spare_units: u64,
 }
 
 impl VictimView<'_> {
@@ -73,6 +77,14 @@ pub trait VictimPolicy: Send {
     /// against the others, and never sent cold data by the leveller.
     fn wear_class(&self, _block: u32) -> u8 {
         0
+    }
+    /// Can the drive afford `block`'s next erase, with `spare_units` of capacity to spare
+    /// ([`VictimView::spare_units`])? False only where the policy's technique knows that erase
+    /// will cost the live blocks more capacity than that (ZombieNAND: a bit drop the reserve
+    /// no longer covers). Static wear leveling passes over such a block; `select` weighs it
+    /// itself. Policies whose blocks never shrink at an erase: always true.
+    fn erase_affordable(&self, _block: u32, _spare_units: u64) -> bool {
+        true
     }
 }
 
@@ -411,7 +423,7 @@ mod tests {
     use super::*;
 
     fn view<'a>(valid: &'a [u32], cap: &'a [u32], seq: &'a [u64]) -> VictimView<'a> {
-        VictimView { valid, capacity: cap, lost: &[], closed_seq: seq, now_seq: 10 }
+        VictimView { valid, capacity: cap, lost: &[], closed_seq: seq, now_seq: 10, spare_units: u64::MAX }
     }
 
     #[test]

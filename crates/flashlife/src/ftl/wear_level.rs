@@ -59,6 +59,7 @@ impl Ftl {
         let lo = plane * self.geo.blocks_per_plane;
         let mut least = [f64::INFINITY; CLASSES];
         let mut best: [Option<(f64, u32)>; CLASSES] = [None; CLASSES];
+        let spare = self.spare_units();
         for b in lo..lo + self.geo.blocks_per_plane {
             let state = self.blocks.state[b as usize];
             if state == BlockState::Retired {
@@ -67,7 +68,13 @@ impl Ftl {
             let class = self.wear_class_of(b);
             let life = self.flash.remaining_cycles(b);
             least[class] = least[class].min(life);
-            if state == BlockState::Full && best[class].is_none_or(|(l, _)| life > l) {
+            // A block whose erase the drive cannot afford (ZombieNAND: a bit drop past the
+            // reserve) is never a candidate. It has no cycle left at its mode, so the spread
+            // rule would not pick it anyway; the check keeps that true for any policy.
+            if state == BlockState::Full
+                && best[class].is_none_or(|(l, _)| life > l)
+                && self.victim.erase_affordable(b, spare)
+            {
                 best[class] = Some((life, b));
             }
         }

@@ -13,6 +13,9 @@
 //!   passed over; early-switch blocks never are). Two deviations, both for progress: the skip
 //!   reorders a bucket but does not send GC to fuller buckets, and a victim must free more
 //!   units than it holds valid, counting the capacity it loses if this erase finds it dead.
+//!   With `zombie.affordable_drops` (on by default), GC and static levelling also pass over a
+//!   block whose next erase would be a drop the drive's spare capacity no longer covers
+//!   ([`VictimPolicy::erase_affordable`]); the paper is silent on this.
 //! - [`early_switch_blocks`]: the pool size of Equation 1.
 //!
 //! **Element.** The paper's element is one flash chip with its own GC (128 blocks in the
@@ -21,7 +24,7 @@
 //! and the early-switch blocks are the first ones of each plane. The ZombieNAND presets model
 //! an element as one die with one plane (the scheduler times dies, not planes, so nothing is lost).
 
-use crate::config::Config;
+use crate::config::{Config, EndOfLife};
 use crate::flash::{BitMode, FlashArray};
 use crate::ftl::victim::{VictimPolicy, VictimView};
 use crate::ftl::EndOfLifePolicy;
@@ -83,6 +86,9 @@ pub struct ZombieVictim {
     normal_life: Vec<f64>,
     normal_blocks: Vec<u32>,
     early_per_pool: u32,
+    /// `zombie.affordable_drops` on a drive whose worn blocks drop a bit: pass over a block
+    /// whose drop the spare capacity cannot cover. Off on a drive that retires worn blocks.
+    affordable_drops: bool,
 }
 
 impl ZombieVictim {
@@ -125,6 +131,7 @@ impl ZombieVictim {
             normal_life,
             normal_blocks,
             early_per_pool,
+            affordable_drops: cfg.zombie.affordable_drops && cfg.flash.end_of_life == EndOfLife::DropBit,
         }
     }
 
@@ -266,10 +273,25 @@ impl VictimPolicy for ZombieVictim {
         self.early[block as usize] as u8
     }
 
+    /// A block's next erase is unaffordable when it will find the block worn out at its mode
+    /// (no cycle left) and the capacity it then loses (a bit per cell, or the whole block from
+    /// SLC) exceeds what the live blocks hold beyond the logical space and GC's reserve: the
+    /// very check that ends the drive at that erase (`Ftl::check_capacity`). A block with bad
+    /// pages is not recognised by its capacity and counts as losing it all (conservative).
+    #[inline]
+    fn erase_affordable(&self, block: u32, spare_units: u64) -> bool {
+        let b = block as usize;
+        if !self.affordable_drops || self.life[b] >= 1.0 {
+            return true;
+        }
+        (self.capacity[b] - self.capacity_after_erase(block)) as u64 <= spare_units
+    }
+
     fn select(&mut self, pool: u32, view: &VictimView, accept: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
         // Cleaning should free more than it moves, counting the capacity a dying block loses
         // at this erase: with blocks of several modes, a victim can otherwise cost free space.
-        if let Some(b) = self.select_by(pool, view, accept, true) {
+        // And it should not be the erase that kills the drive while another would do.
+        if let Some(b) = self.select_by(pool, view, accept, true, true) {
             return Some(b);
         }
         // When every candidate is about to die with more valid data than it will hold after
@@ -277,7 +299,15 @@ impl VictimPolicy for ZombieVictim {
         // must go on cleaning, and retiring or switching the dying blocks, until its capacity
         // falls to the high watermark: that is its death (Section III), not the victim policy
         // running out of choices.
-        self.select_by(pool, view, accept, false)
+        if let Some(b) = self.select_by(pool, view, accept, false, true) {
+            return Some(b);
+        }
+        // Only blocks whose erase the drive cannot afford are left: cleaning one is its death,
+        // which the FTL's capacity check declares at that erase (no looping, no stall).
+        if !self.affordable_drops {
+            return None; // the passes above already took every candidate
+        }
+        self.select_by(pool, view, accept, false, false)
     }
 }
 
@@ -288,10 +318,15 @@ impl ZombieVictim {
         view: &VictimView,
         accept: &mut dyn FnMut(u32) -> bool,
         must_gain: bool,
+        must_afford: bool,
     ) -> Option<u32> {
         let floor = self.threshold * self.average_normal_life(pool);
         let start = self.low[pool as usize];
-        let gains = |p: &ZombieVictim, b: u32| !must_gain || view.valid[b as usize] < p.capacity_after_erase(b);
+        let spare = view.spare_units;
+        let gains = |p: &ZombieVictim, b: u32| {
+            (!must_gain || view.valid[b as usize] < p.capacity_after_erase(b))
+                && (!must_afford || p.erase_affordable(b, spare))
+        };
         // Bucket `pages_per_block` holds blocks without invalid data: never considered.
         for k in start..self.pages_per_block {
             let (he, hn) = (self.head[self.list(pool, k, true)], self.head[self.list(pool, k, false)]);
@@ -351,7 +386,15 @@ mod tests {
     }
 
     fn policy(early: bool) -> (ZombieVictim, FlashArray) {
-        let cfg = crate::ConfigBuilder::new()
+        policy_with(early, &[])
+    }
+
+    fn policy_with(early: bool, sets: &[&str]) -> (ZombieVictim, FlashArray) {
+        let mut b = crate::ConfigBuilder::new();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        let cfg = b
             .set("geometry.channels=1")
             .and_then(|b| b.set("geometry.ways=1"))
             .and_then(|b| b.set("geometry.planes=1"))
@@ -373,7 +416,7 @@ mod tests {
     }
 
     fn view(valid: &[u32]) -> VictimView<'_> {
-        VictimView { valid, capacity: &[], lost: &[], closed_seq: &[], now_seq: 0 }
+        VictimView { valid, capacity: &[], lost: &[], closed_seq: &[], now_seq: 0, spare_units: u64::MAX }
     }
 
     #[test]
@@ -450,6 +493,39 @@ mod tests {
         p.remove(20, 0, 0);
         p.erased(20, 0, 0, 0.0);
         assert!(p.average_normal_life(0) > before);
+    }
+
+    #[test]
+    fn a_drop_the_spare_cannot_cover_is_passed_over_until_nothing_else_is_left() {
+        let (mut p, _) = policy_with(false, &["flash.end_of_life=\"drop_bit\""]);
+        let units = p.units_by_mode; // SLC, MLC, TLC: 4, 8, 16 units a block
+        let mut valid = vec![0u32; 32];
+        fn with_spare(valid: &[u32], spare: u64) -> VictimView<'_> {
+            VictimView { spare_units: spare, ..view(valid) }
+        }
+        // Block 5: TLC at its end (its next erase drops it to MLC: 8 units lost), emptiest.
+        p.erased(5, 0, units[2], 0.0);
+        valid[5] = 1;
+        p.insert(5, 0, 1);
+        // Block 6: an SLC zombie with life left, more valid data.
+        p.erased(6, 0, units[0], 5000.0);
+        valid[6] = 2;
+        p.insert(6, 0, 2);
+        assert!(p.erase_affordable(5, 8) && !p.erase_affordable(5, 7) && p.erase_affordable(6, 0));
+        assert_eq!(p.select(0, &with_spare(&valid, 8), &mut |_| true), Some(5), "affordable: fewest valid first");
+        assert_eq!(p.select(0, &with_spare(&valid, 7), &mut |_| true), Some(6), "a drop too many: passed over");
+        // Only the dying block left: it is taken, and the drive dies at its erase.
+        p.remove(6, 0, 2);
+        assert_eq!(p.select(0, &with_spare(&valid, 0), &mut |_| true), Some(5));
+        // A drive that retires worn blocks (the levelled baseline) is not affected.
+        let (mut base, _) = policy(false);
+        base.erased(5, 0, units[2], 0.0);
+        base.insert(5, 0, 1);
+        base.erased(6, 0, units[2], 500.0);
+        valid[6] = 8; // a fuller bucket than block 5's (the life skip only reorders a bucket)
+        base.insert(6, 0, 8);
+        assert!(base.erase_affordable(5, 0));
+        assert_eq!(base.select(0, &with_spare(&valid, 0), &mut |_| true), Some(5));
     }
 
     #[test]
