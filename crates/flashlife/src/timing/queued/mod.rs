@@ -300,6 +300,11 @@ impl Queued {
         self.dies[d as usize].urgent = urgent;
     }
 
+    /// Does die `d` serve background work first ([`Queued::set_urgent`])?
+    pub fn is_urgent(&self, d: u32) -> bool {
+        self.dies[d as usize].urgent
+    }
+
     /// Like [`Queued::set_urgent`], but host reads waiting on the die still go first: for a
     /// die short of free blocks, which only writes consume.
     pub fn set_urgent_writes(&mut self, d: u32, urgent: bool) {

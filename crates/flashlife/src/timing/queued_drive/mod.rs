@@ -100,9 +100,6 @@ struct Urgency {
     /// A pool of the die is one block from its reserve (`Scheduler::cleaning_urgent`).
     cleaning: bool,
     on: bool,
-    /// Whether the last `reconsider` found a strict reason (host work held for the die's
-    /// background work), to count those episodes among the hard threshold's.
-    strict: bool,
     /// Episodes begun; a request that saw it change (or saw the die urgent) ran at the hard
     /// threshold.
     epoch: u32,
@@ -404,10 +401,10 @@ impl QueuedScheduler {
                 self.counts.hard_threshold_episodes += 1;
             }
         }
-        if strict && !u.strict {
+        // The engine's flag is the last strict verdict: a rise is an episode that held host work.
+        if strict && !self.engine.is_urgent(die) {
             self.counts.host_blocked_episodes += 1;
         }
-        u.strict = strict;
         // Work waiting on background work, or owed beyond the lag, goes before everything; a
         // pool running short of free blocks only needs to go before the writes that use them.
         self.engine.set_urgent(die, strict);
