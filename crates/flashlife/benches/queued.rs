@@ -43,6 +43,7 @@ fn run(name: &str, policy: Box<dyn Policy>, suspension: Option<Suspension>) {
         die_channel: (0..DIES).map(|d| d % CHANNELS).collect(),
         suspension,
         multi_plane: None,
+        dram_ns: 0,
     };
     let mut q = Queued::new(ArrayTimes::new(&FlashConfig::default()), params, policy);
     // Drawn beforehand and cycled, so the random draws are not timed with the engine.

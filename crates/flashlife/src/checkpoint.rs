@@ -57,8 +57,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// retirement, reclaim and idle cleaning stepped under the queued scheduler, a queue of them
 /// per pool); 18: the queued scheduler counts, among the hard threshold's episodes, those that
 /// held host work for background work, and ZombieNAND's victim policy keeps whether it passes
-/// over drops the spare capacity cannot cover (`zombie.affordable_drops`).
-pub const FORMAT_VERSION: u32 = 18;
+/// over drops the spare capacity cannot cover (`zombie.affordable_drops`); 19: a transaction
+/// says whether a host request waits for it (`Transaction::for_host`), and the queued engine
+/// times DRAM cache accesses (its DRAM latency, delays as pending events).
+pub const FORMAT_VERSION: u32 = 19;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

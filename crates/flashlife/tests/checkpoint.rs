@@ -78,45 +78,53 @@ fn block_ftl_with_gc_wear_leveling_and_the_oracle() {
 }
 
 /// Invariant: trims and the DRAM data cache (its lines, LRU order, dirty units and versions)
-/// are part of the checkpoint: a run stopped twice and resumed ends as the whole run does.
+/// are part of the checkpoint: a run stopped twice and resumed ends as the whole run does,
+/// under either scheduler (the queued one stopped with requests and destages in flight).
 #[test]
 fn trims_and_the_dram_cache() {
-    let cfg = config(
-        "tiny",
-        &[
-            "run.until=requests:40000",
-            "workload.kind=\"zipf\"",
-            "workload.read_ratio=0.3",
-            "workload.trim_ratio=0.1",
-            "cache.size_bytes=1048576",
-            "cache.line_bytes=16384",
-            "ftl.integrity_oracle=true",
-        ],
-    );
-    let out = check_resume(cfg, &[9_001, 25_000], "trim and cache");
-    let c = out.summary.cache.expect("a cache section");
-    assert!(c.destages > 0 && c.read_hits > 0 && out.summary.trim.expect("a trim section").mapped_units > 0);
+    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
+        let cfg = config(
+            "tiny",
+            &[
+                "run.until=requests:40000",
+                "workload.kind=\"zipf\"",
+                "workload.read_ratio=0.3",
+                "workload.trim_ratio=0.1",
+                "cache.size_bytes=1048576",
+                "cache.line_bytes=16384",
+                "ftl.integrity_oracle=true",
+                scheduler,
+            ],
+        );
+        let out = check_resume(cfg, &[9_001, 25_000], scheduler);
+        let c = out.summary.cache.expect("a cache section");
+        assert!(c.destages > 0 && c.read_hits > 0 && out.summary.trim.expect("a trim section").mapped_units > 0);
+    }
 }
 
 /// Invariant: the cached mapping table (its LRU order, dirty entries, GC updates waiting, the
 /// translation pages' blocks) is part of the checkpoint: a run stopped twice and resumed ends
-/// as the whole run does.
+/// as the whole run does, under either scheduler (the queued one with a miss's translation
+/// read and stepped updates in flight).
 #[test]
 fn the_cached_mapping_table() {
-    let cfg = config(
-        "tiny",
-        &[
-            "run.until=requests:40000",
-            "workload.kind=\"zipf\"",
-            "workload.read_ratio=0.4",
-            "workload.trim_ratio=0.05",
-            "mapping_cache.size_bytes=1024",
-            "ftl.integrity_oracle=true",
-        ],
-    );
-    let out = check_resume(cfg, &[9_001, 27_000], "mapping cache");
-    let c = out.summary.mapping_cache.expect("a mapping_cache section");
-    assert!(c.dirty_evictions > 0 && c.gc_updates > 0, "{c:?}");
+    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
+        let cfg = config(
+            "tiny",
+            &[
+                "run.until=requests:40000",
+                "workload.kind=\"zipf\"",
+                "workload.read_ratio=0.4",
+                "workload.trim_ratio=0.05",
+                "mapping_cache.size_bytes=1024",
+                "ftl.integrity_oracle=true",
+                scheduler,
+            ],
+        );
+        let out = check_resume(cfg, &[9_001, 27_000], scheduler);
+        let c = out.summary.mapping_cache.expect("a mapping_cache section");
+        assert!(c.dirty_evictions > 0 && c.gc_updates > 0, "{c:?}");
+    }
 }
 
 #[test]

@@ -1059,21 +1059,11 @@ impl Config {
         self.timing.validate()?;
         self.sampling.validate(self.ftl.timing)?;
         self.cache.validate()?;
-        if self.cache.enabled() && self.timing.scheduler != SchedulerKind::Reservation {
-            return Err(Error::config(
-                "cache.size_bytes",
-                self.cache.size_bytes,
-                "0 with timing.scheduler = \"queued\" (the DRAM cache's transactions are timed by the reservation scheduler only, for now)",
-            ));
-        }
         self.mapping_cache.validate()?;
         if self.mapping_cache.enabled() {
             let refuse = |why: &str| {
                 Err(Error::config("mapping_cache.size_bytes", self.mapping_cache.size_bytes, why.to_string()))
             };
-            if self.timing.scheduler != SchedulerKind::Reservation {
-                return refuse("0 with timing.scheduler = \"queued\" (the cached mapping table's translation-page work is timed by the reservation scheduler only, for now)");
-            }
             if self.host.interface == Interface::OpenChannel {
                 return refuse("0 with host.interface = \"open_channel\" (the cached mapping table is the block FTL's; the open-channel host FTL keeps its map in host DRAM)");
             }

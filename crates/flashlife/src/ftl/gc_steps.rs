@@ -137,6 +137,10 @@ impl Ftl {
         let p = plane as usize;
         let mut job = match self.pools[p].own.job.take() {
             Some(job) => job,
+            // Once the pool is back to its target, the translation pages the episode's moves
+            // changed (a cached map), a page per step, as `collect` rewrites them once per
+            // episode; cleaning goes on if they take the pool below it again.
+            None if self.cleaned_enough(plane) && self.step_map_update(now, plane) => return true,
             None => match self.next_victim(plane, now) {
                 Some(job) => job,
                 None => return false,
@@ -162,12 +166,19 @@ impl Ftl {
         true
     }
 
+    /// Has `plane`'s pool the free blocks it owes cleaning back to (its debt's target, at
+    /// most its high watermark)?
+    fn cleaned_enough(&self, plane: u32) -> bool {
+        let p = &self.pools[plane as usize];
+        p.free.len() >= p.own.target.min(p.marks.high)
+    }
+
     /// A job for `plane`'s next victim, while the pool is below its high watermark and a
     /// victim gains something (as in `collect_victims`).
     fn next_victim(&mut self, plane: u32, now: Done) -> Option<CleanJob> {
         let p = plane as usize;
         let free = self.pools[p].free.len();
-        if free >= self.pools[p].own.target.min(self.pools[p].marks.high) {
+        if self.cleaned_enough(plane) {
             self.pools[p].marks.cleaned(free);
             return None;
         }

@@ -351,7 +351,8 @@ impl Ftl {
             }
             if t != last_read {
                 last_read = t;
-                let (r, read) = self.read_translation_page(t, ready);
+                // The request's data work waits for this read: it is on the host's path.
+                let (r, read) = self.read_translation_page(t, ready, true);
                 if let Some(c) = self.cmt.as_mut().filter(|_| read) {
                     c.counters.miss_reads += 1;
                 }
@@ -362,8 +363,9 @@ impl Ftl {
     }
 
     /// Read translation page `t`: returns when it is in, and whether a flash read happened
-    /// (a page never written holds no mapping and is not read).
-    fn read_translation_page(&mut self, t: u32, ready: Done) -> (Done, bool) {
+    /// (a page never written holds no mapping and is not read). `for_host`: a host request
+    /// waits for it (a miss), so a scheduler with classes queues it as host work.
+    fn read_translation_page(&mut self, t: u32, ready: Done, for_host: bool) -> (Done, bool) {
         let tl = self.logical_units + t;
         let slot = self.map.slot(tl);
         if slot == UNMAPPED {
@@ -374,7 +376,7 @@ impl Ftl {
         }
         let key = self.block_of(slot) * self.geo.pages_per_block + self.page_of(slot);
         let reads = self.counters.page_reads.get(Cause::Mapping);
-        let done = self.read_page(key, 1, ready, Cause::Mapping);
+        let done = self.read_page_for(key, 1, ready, Cause::Mapping, for_host);
         let read = self.counters.page_reads.get(Cause::Mapping) > reads;
         if let Some(c) = self.cmt.as_mut().filter(|_| read) {
             c.counters.translation_reads += 1;
@@ -403,8 +405,17 @@ impl Ftl {
                     break;
                 }
                 if let Some(target) = self.pools[plane as usize].gc_target() {
-                    self.collect(plane, ready, target);
-                    self.pools[plane as usize].cleaned();
+                    let free = self.pools[plane as usize].free.len();
+                    if self.steps_cleaning() && free > GC_RESERVE_BLOCKS {
+                        // The soft threshold when the scheduler steps cleaning, as for a
+                        // host block (`host_write.rs`): the pool owes it, the page takes
+                        // its block now.
+                        self.pools[plane as usize].own.idle = false;
+                        self.owe_cleaning(plane, free);
+                    } else {
+                        self.collect(plane, ready, target);
+                        self.pools[plane as usize].cleaned();
+                    }
                 }
                 if self.pools[plane as usize].free.len() > GC_RESERVE_BLOCKS {
                     (start, room) = (plane, true);
@@ -416,7 +427,7 @@ impl Ftl {
                 return ready;
             }
         }
-        let (r, _) = self.read_translation_page(t, ready);
+        let (r, _) = self.read_translation_page(t, ready, false);
         let tl = self.logical_units + t;
         if let Some(o) = &mut self.oracle {
             let slot = self.map.slot(tl);
@@ -500,6 +511,32 @@ impl Ftl {
             c.pending = pending; // what is left, in the allocation kept
         }
         done
+    }
+
+    /// One translation page that stepped GC's moves changed (`gc_steps.rs`), rewritten into
+    /// `plane` first: what `flush_map_updates` does once per episode when cleaning runs at
+    /// once, a page per step. False when none is pending or the plane has no room outside the
+    /// reserve (the rest then waits, as in `flush_map_updates`).
+    pub(super) fn step_map_update(&mut self, ready: Done, plane: u32) -> bool {
+        let Some(c) = self.cmt.as_mut() else { return false };
+        let p = &self.pools[plane as usize];
+        if c.pending.is_empty()
+            || self.death.is_some()
+            || (p.active[Stream::Map as usize].block == NONE && p.free.len() <= GC_RESERVE_BLOCKS)
+        {
+            return false;
+        }
+        // One write per page however many of its entries moved (`map_moved` dedups lazily);
+        // the list is nearly sorted between steps, which the sort finds in one pass.
+        c.pending.sort_unstable();
+        c.pending.dedup();
+        let Some(t) = c.pending.pop() else { return false };
+        c.counters.gc_updates += 1;
+        c.clean_page(t);
+        let was = std::mem::replace(&mut self.in_gc, true);
+        self.write_translation_page(t, ready, Some(plane));
+        self.in_gc = was;
+        true
     }
 
     /// Is the unit `lpn` of the map a translation page?

@@ -113,6 +113,12 @@ impl Ftl {
     /// Sense one page and move `units` of its units over the channel; pages not yet
     /// programmed are served from the controller's buffer.
     pub(super) fn read_page(&mut self, key: u32, units: u32, ready: Done, cause: Cause) -> Done {
+        self.read_page_for(key, units, ready, cause, false)
+    }
+
+    /// [`Ftl::read_page`], `for_host`: the read is on a host request's path although done for
+    /// `cause` (a cached map's miss: [`Transaction::for_host`]).
+    pub(super) fn read_page_for(&mut self, key: u32, units: u32, ready: Done, cause: Cause, for_host: bool) -> Done {
         let (block, page) = self.div.pages_per_block.div_rem(key);
         if page >= self.flash.next_page(block) && self.blocks.state[block as usize] == BlockState::Open {
             self.counters.buffer_hits += 1;
@@ -121,6 +127,7 @@ impl Ftl {
         let mode = self.flash.mode(block);
         let die = self.die_of_block(block);
         let tx = Transaction::read(die, block, page, mode, units as u64 * self.unit_bytes, cause);
+        let tx = if for_host { tx.for_host() } else { tx };
         if self.request_timing && cause == Cause::Host {
             // The scheduler priced the attempt, the queue and the host transfer; the read model
             // compares their sum with the budget.

@@ -11,7 +11,10 @@
 //!   destaged, and the read does not wait for it.
 //! - A **trim** drops its units from the cache (dirty or not) and trims them in the FTL.
 //!
-//! The cache decides; the scheduler times ([`Transaction::dram`]); no time arithmetic here.
+//! The cache decides; the scheduler times ([`Transaction::dram`]: a fixed delay under either
+//! scheduler); no time arithmetic here. Under the queued scheduler a request waits for the
+//! host-path work submitted while it is handled, so the destage a read's allocation causes
+//! is submitted detached (`Scheduler::set_detached`), as a write-back device's programs are.
 //! Dirty data left in DRAM at the end of a run stays there (counted, not flushed): the
 //! integrity check knows where each unit's latest version is. With `ftl.integrity_oracle`
 //! the cache keeps its own versions (host's latest, each cached unit's, the FTL's) and checks
@@ -274,8 +277,17 @@ impl Drive for CachedDrive {
                 done = done.max(self.inner.read(line * self.upl + i, len, ready, stream, budget_us));
                 miss &= !mask(i, len);
             }
-            // Keep what was read; a dirty line evicted for it is destaged in the background.
-            let s = if s == NONE { self.allocate(line, ready).0 } else { s };
+            // Keep what was read; a dirty line evicted for it is destaged in the background:
+            // its programs are not this read's (a scheduler that completes work later would
+            // otherwise hold the read until they end).
+            let s = if s == NONE {
+                self.inner.scheduler_mut().set_detached(true);
+                let (s, _) = self.allocate(line, ready);
+                self.inner.scheduler_mut().set_detached(false);
+                s
+            } else {
+                s
+            };
             self.lru.touch(s);
             let fill = m & !self.valid[s as usize];
             self.valid[s as usize] |= m;

@@ -89,6 +89,7 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
                 blocks_per_plane: cfg.geometry.blocks_per_plane,
                 planes_per_die: cfg.geometry.planes,
             }),
+            dram_ns: if cfg.cache.enabled() { cfg.cache.dram_latency_ns } else { 0 },
         };
         let engine = Queued::new(flash.times().clone(), params, policy);
         let lag_limit = t.hard_threshold_erases.saturating_mul(cfg.geometry.planes);

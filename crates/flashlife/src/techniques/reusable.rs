@@ -237,8 +237,16 @@ impl ReusableSsd {
         let [(a, pa), (b, pb)] = self.halves(lane, k);
         let mode = ftl.flash.mode(a);
         let unit = self.unit_bytes;
-        let tx =
-            |block, page, bytes| Transaction { op, die: lane.die, block, page, mode, bytes, class: Cause::SecondWrite };
+        let tx = |block, page, bytes| Transaction {
+            op,
+            die: lane.die,
+            block,
+            page,
+            mode,
+            bytes,
+            class: Cause::SecondWrite,
+            for_host: false,
+        };
         if self.sequential {
             ([tx(a, pa, unit), tx(b, pb, unit)], 2)
         } else {

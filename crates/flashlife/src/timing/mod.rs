@@ -78,43 +78,82 @@ pub struct Transaction {
     /// On whose behalf: host, GC, wear leveling, reclaim, bad-block handling, migration,
     /// second writes. A scheduler may give classes different priorities.
     pub class: Cause,
+    /// Work a host request waits for although it is not the host's data (a cached mapping
+    /// table's translation page, read on a miss): counted under `class`, scheduled as host
+    /// work ([`Transaction::on_host_path`]). Set with [`Transaction::for_host`].
+    #[serde(default)]
+    pub for_host: bool,
 }
 
 impl Transaction {
     /// Sense `page` of `block` on `die` and move `bytes` of it to the controller.
     #[inline]
     pub fn read(die: u32, block: u32, page: u32, mode: BitMode, bytes: u64, class: Cause) -> Self {
-        Transaction { op: Op::Read, die, block, page, mode, bytes, class }
+        Transaction { op: Op::Read, die, block, page, mode, bytes, class, for_host: false }
     }
 
     /// Move `bytes` into `die` and program `page` of `block`.
     #[inline]
     pub fn program(die: u32, block: u32, page: u32, mode: BitMode, bytes: u64, class: Cause) -> Self {
-        Transaction { op: Op::Program, die, block, page, mode, bytes, class }
+        Transaction { op: Op::Program, die, block, page, mode, bytes, class, for_host: false }
     }
 
     /// Erase `block` on `die`.
     #[inline]
     pub fn erase(die: u32, block: u32, mode: BitMode, class: Cause) -> Self {
-        Transaction { op: Op::Erase, die, block, page: 0, mode, bytes: 0, class }
+        Transaction { op: Op::Erase, die, block, page: 0, mode, bytes: 0, class, for_host: false }
     }
 
     /// `bytes` of host data read from or written into the DRAM data cache.
     #[inline]
     pub fn dram(bytes: u64) -> Self {
-        Transaction { op: Op::Dram, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host }
+        Transaction {
+            op: Op::Dram,
+            die: 0,
+            block: 0,
+            page: 0,
+            mode: BitMode::Slc,
+            bytes,
+            class: Cause::Host,
+            for_host: false,
+        }
     }
 
     /// One encoder run for `page` of `block` (in `mode`) on `die`'s behalf.
     #[inline]
     pub fn encode(die: u32, block: u32, page: u32, mode: BitMode, class: Cause) -> Self {
-        Transaction { op: Op::Encode, die, block, page, mode, bytes: 0, class }
+        Transaction { op: Op::Encode, die, block, page, mode, bytes: 0, class, for_host: false }
+    }
+
+    /// The same work, on a host request's path: scheduled as host work while still counted
+    /// under its own cause (a translation page read on a cached map's miss, which the
+    /// request's data work waits for).
+    #[inline]
+    pub fn for_host(self) -> Self {
+        Transaction { for_host: true, ..self }
+    }
+
+    /// Is this work on a host request's path (the host's data, Reusable SSD's second writes,
+    /// or work marked [`Transaction::for_host`])? A scheduler that queues by class gives it the
+    /// host's classes, and the request it is submitted in waits for it.
+    #[inline]
+    pub fn on_host_path(&self) -> bool {
+        self.for_host || matches!(self.class, Cause::Host | Cause::SecondWrite)
     }
 
     /// A host command carrying `bytes` over the host link.
     #[inline]
     pub fn host(bytes: u64) -> Self {
-        Transaction { op: Op::HostTransfer, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host }
+        Transaction {
+            op: Op::HostTransfer,
+            die: 0,
+            block: 0,
+            page: 0,
+            mode: BitMode::Slc,
+            bytes,
+            class: Cause::Host,
+            for_host: false,
+        }
     }
 }
 
@@ -150,7 +189,8 @@ pub trait Scheduler: Send {
 
     /// While on, work submitted on the host's path is not part of the current request (a
     /// write-back device's programs of buffered data: the host was answered when the data
-    /// was buffered). Only a scheduler that completes work later needs it.
+    /// was buffered; a DRAM cache's destage of a line a read evicted), and `wait_for` adds
+    /// nothing to it. Only a scheduler that completes work later needs it.
     fn set_detached(&mut self, _on: bool) {}
 
     /// The current request also waits for what `completion` (a value `submit` returned)

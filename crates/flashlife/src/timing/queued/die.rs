@@ -57,6 +57,9 @@ pub(super) struct Die {
     pub busy_since: u64,
     /// Since when the die works for background work (`u64::MAX`: it does not).
     pub bg_since: u64,
+    /// When it last went idle (0 before its first work).
+    #[serde(default)]
+    pub idle_since: u64,
 }
 
 impl Die {
@@ -78,6 +81,7 @@ impl Die {
             ticket: 0,
             dirty: false,
             busy_since: 0,
+            idle_since: 0,
             bg_since: u64::MAX,
         }
     }
@@ -227,6 +231,7 @@ impl Queued {
         }
         die.phase = Phase::Idle;
         die.cur = NONE;
+        die.idle_since = now;
     }
 }
 

@@ -57,8 +57,7 @@ impl Queued {
             Op::Program => (self.times.program_ns(tx.mode, tx.page), self.channel_ns(tx.bytes)),
             Op::Erase => (self.times.erase_ns(tx.mode), 0),
             Op::HostTransfer => (self.command_ns + tx.bytes * self.link_ps_per_byte / 1000, 0),
-            // The configuration refuses a DRAM cache under this scheduler (`cache.size_bytes`).
-            Op::Dram => unreachable!("a DRAM cache transaction under the queued scheduler"),
+            Op::Dram => (self.dram_ns, 0),
             Op::Encode => (self.times.read_ns(tx.mode, tx.page) / 2, 0),
         }
     }
@@ -70,7 +69,7 @@ impl Queued {
         let ready = ready_at.max(self.now);
         let rec = Rec {
             op: tx.op,
-            class: Class::of(tx.op, tx.class),
+            class: Class::of_tx(tx),
             suspensions: 0,
             die: tx.die,
             token,
@@ -155,7 +154,7 @@ impl Queued {
                 self.channels[ev.idx as usize].pending = false;
                 self.mark_channel(ev.idx);
             }
-            Kind::Encoded => self.complete(ev.idx, now, out),
+            Kind::Delayed => self.complete(ev.idx, now, out),
             Kind::Link => {
                 let r = self.link.cur;
                 self.link.cur = NONE;
@@ -173,10 +172,11 @@ impl Queued {
             self.link.dirty = true;
             return;
         }
-        if rec.op == Op::Encode {
-            // The controller's encoder: a delay that waits for no resource.
+        if matches!(rec.op, Op::Encode | Op::Dram) {
+            // The controller's encoder or its DRAM: a delay that waits for no resource (the
+            // DRAM's bandwidth is far above the flash's, as under the reservation scheduler).
             self.slab[r].start = self.now;
-            self.events.push(self.now + rec.array_ns as u64, r, Kind::Encoded);
+            self.events.push(self.now + rec.array_ns as u64, r, Kind::Delayed);
             return;
         }
         self.arrivals += 1;

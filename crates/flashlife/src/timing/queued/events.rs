@@ -18,8 +18,8 @@ pub(super) enum Kind {
     Channel,
     /// The host link finishes its current transfer.
     Link,
-    /// Record `idx`, an encoder run (no resource), is done.
-    Encoded,
+    /// Record `idx`, a delay on no resource (an encoder run, a DRAM cache access), is done.
+    Delayed,
 }
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]

@@ -157,6 +157,9 @@ pub struct QueuedParams {
     pub suspension: Option<Suspension>,
     /// `None`: every program and read is one plane's.
     pub multi_plane: Option<MultiPlane>,
+    /// A DRAM data cache access (`Op::Dram`), ns: a fixed delay on no resource, as under
+    /// the reservation scheduler. 0 without a cache.
+    pub dram_ns: u64,
 }
 
 /// Multi-plane operations: when a die starts a read or program, a waiting one of the same
@@ -185,6 +188,7 @@ pub struct Queued {
     channel_ps_per_byte: u64,
     suspension: Option<Suspension>,
     multi_plane: Option<MultiPlane>,
+    dram_ns: u64,
     policy: Box<dyn Policy>,
     slab: Slab,
     queues: DieQueues,
@@ -218,6 +222,7 @@ impl Queued {
             channel_ps_per_byte: super::reservation::ps_per_byte(params.channel_mb_per_s),
             suspension: params.suspension,
             multi_plane: params.multi_plane,
+            dram_ns: params.dram_ns,
             policy,
             slab: Slab::new(),
             queues: DieQueues::new(params.die_channel.len()),
@@ -286,6 +291,20 @@ impl Queued {
     /// Nothing is running on die `d` and nothing is suspended there.
     pub fn is_idle(&self, d: u32) -> bool {
         self.dies[d as usize].is_idle()
+    }
+
+    /// Since when die `d` has had nothing to do (idle, nothing suspended, nothing queued);
+    /// `None` if it has work. With [`Queued::channel_idle_since`], this lets a caller ask
+    /// whether work wanted earlier would have fitted in the gap that has just passed.
+    pub fn idle_since(&self, d: u32) -> Option<u64> {
+        let die = &self.dies[d as usize];
+        (die.is_idle() && Class::ALL.iter().all(|&c| self.queues.len(d, c) == 0)).then_some(die.idle_since)
+    }
+
+    /// Since when die `d`'s channel has carried nothing and nobody waits for it; `None` if busy.
+    pub fn channel_idle_since(&self, d: u32) -> Option<u64> {
+        let ch = &self.channels[self.dies[d as usize].channel as usize];
+        (ch.free_at <= self.now && !ch.pending && ch.out.is_empty() && ch.want.is_empty()).then_some(ch.free_at)
     }
 
     /// Ready transactions of `class` waiting on die `d` (not started).

@@ -6,7 +6,7 @@
 //! for a pick whenever the die can start something and tells the policy what it started.
 
 use crate::stats::Cause;
-use crate::timing::Op;
+use crate::timing::{Op, Transaction};
 
 /// Number of queue classes per die.
 pub const CLASSES: usize = 3;
@@ -35,6 +35,13 @@ impl Class {
             (Cause::Host | Cause::SecondWrite, _) => Class::HostWrite,
             _ => Class::Background,
         }
+    }
+
+    /// The class of `tx`: its cause's, or a host class for work on a host request's path
+    /// under another cause ([`Transaction::for_host`]).
+    #[inline]
+    pub fn of_tx(tx: &Transaction) -> Class {
+        Class::of(tx.op, if tx.for_host { Cause::Host } else { tx.class })
     }
 
     #[inline]
@@ -193,6 +200,12 @@ mod tests {
         assert_eq!(Class::of(Op::Erase, Cause::Host), Class::HostWrite);
         assert_eq!(Class::of(Op::Read, Cause::SecondWrite), Class::HostRead);
         assert_eq!(Class::of(Op::Program, Cause::SecondWrite), Class::HostWrite);
+        // A translation page read on a cached map's miss: counted as the map's, queued as
+        // the host's.
+        let miss = Transaction::read(0, 0, 0, crate::flash::BitMode::Slc, 4096, Cause::Mapping);
+        assert_eq!(Class::of_tx(&miss), Class::Background);
+        assert_eq!(Class::of_tx(&miss.for_host()), Class::HostRead);
+        assert!(miss.for_host().on_host_path() && !miss.on_host_path());
         for cause in Cause::ALL[1..].iter().filter(|&&c| c != Cause::SecondWrite) {
             for op in [Op::Read, Op::Program, Op::Erase] {
                 assert_eq!(Class::of(op, *cause), Class::Background);

@@ -38,7 +38,6 @@ mod tests;
 pub use summary::SchedulerSummary;
 
 use crate::stats::timeseries::SchedTotals;
-use crate::stats::Cause;
 use crate::timing::queued::{Class, Completion, Queued};
 use crate::timing::{Done, EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
@@ -47,13 +46,6 @@ use tokens::{Tok, Tokens, PENDING};
 
 pub(super) const NONE: u32 = u32::MAX;
 const NO_TOKEN: u64 = u64::MAX;
-
-/// Work done on the host's path (the host's own, and Reusable SSD's second writes of the
-/// host's data): host classes, and part of the request it is submitted in.
-#[inline]
-fn on_host_path(c: Cause) -> bool {
-    matches!(c, Cause::Host | Cause::SecondWrite)
-}
 
 /// A transaction waiting for another to finish before it goes to the engine.
 #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -226,8 +218,8 @@ impl QueuedScheduler {
         }
         let cost = self.engine.cost_ns(tx);
         let value = self.tokens.unique_value(base.max(now) + cost);
-        let host = on_host_path(tx.class) && tx.op.uses_die();
-        let stock = !on_host_path(tx.class) && tx.op.uses_die();
+        let host = tx.on_host_path() && tx.op.uses_die();
+        let stock = !tx.on_host_path() && tx.op.uses_die();
         if stock {
             self.stock.submitted(tx.die);
         }
@@ -241,8 +233,8 @@ impl QueuedScheduler {
             urgent_holds: 0,
             epoch: self.urgency[tx.die as usize].epoch,
             waiters: NONE,
-            background: !on_host_path(tx.class),
-            owes_erase: tx.op == Op::Erase && !on_host_path(tx.class),
+            background: !tx.on_host_path(),
+            owes_erase: tx.op == Op::Erase && !tx.on_host_path(),
             stock,
         });
         self.counts.transactions += 1;
@@ -256,7 +248,7 @@ impl QueuedScheduler {
         }
         if tx.op == Op::Erase {
             self.erase_of[tx.block as usize] = id;
-            if !on_host_path(tx.class) {
+            if !tx.on_host_path() {
                 self.urgency[tx.die as usize].owed_erases += 1;
                 self.reconsider(tx.die);
             }
@@ -272,7 +264,7 @@ impl QueuedScheduler {
                 dep = std::mem::replace(&mut p.then, NO_TOKEN);
             } else {
                 let tok = p.id as u32;
-                if self.prioritised && on_host_path(p.tx.class) {
+                if self.prioritised && p.tx.on_host_path() {
                     let r = self.tokens.get(p.id).request;
                     let high = r != NONE && self.requests[r as usize].high;
                     self.engine.submit_prioritised(&p.tx, p.ready, tok, high);
@@ -287,7 +279,7 @@ impl QueuedScheduler {
         // Host work held up by background work: the drive has run out of erased blocks on
         // this plane, so the die serves background work first until this is released.
         let waited_on_background = self.tokens.get(dep).background;
-        p.host_on_background = on_host_path(p.tx.class) && waited_on_background && p.tx.op == Op::Program;
+        p.host_on_background = p.tx.on_host_path() && waited_on_background && p.tx.op == Op::Program;
         if p.host_on_background {
             let die = self.tokens.get(dep).die;
             self.tokens.get_mut(dep).urgent_holds += 1;
@@ -453,7 +445,7 @@ impl Scheduler for QueuedScheduler {
         if !self.timing {
             return after;
         }
-        let request = if on_host_path(tx.class) && !self.detached { self.current } else { NONE };
+        let request = if tx.on_host_path() && !self.detached { self.current } else { NONE };
         // The value names the transaction (`tokens.rs`): the adapter works on the number.
         Done(self.submit_for(tx, after.0, request))
     }
@@ -469,9 +461,11 @@ impl Scheduler for QueuedScheduler {
     /// The current request also waits for the transaction `value` names, if it is pending
     /// (a write-back device's buffer frees when an earlier page's program ends). Host work
     /// waiting on background work makes its die urgent, as a host program waiting for its
-    /// block's erase does.
+    /// block's erase does. Not while detached: work submitted then is not the request's,
+    /// and neither is what that work waits for (a DRAM cache's destage, caused by a read,
+    /// meeting the hard threshold).
     fn wait_for(&mut self, value: Done) {
-        if !self.timing || self.current == NONE {
+        if !self.timing || self.current == NONE || self.detached {
             return;
         }
         let Some(id) = self.tokens.find(value.0) else { return };
@@ -538,12 +532,24 @@ impl Scheduler for QueuedScheduler {
         (start < until && !self.die_has_host_work(die)).then_some(Done(start))
     }
 
-    fn fits_before(&self, txs: &[Transaction], from: u64, until: u64, _wait: Wait) -> bool {
-        let start = from.max(self.engine.now());
+    /// As the reservation scheduler answers it, from what has happened: work wanted since
+    /// `from` fits if each die it uses (and with `Wait::DiesAndChannels` its channel) has had
+    /// nothing to do since before the work's time ran out ahead of `until`. A die with work
+    /// now (running, suspended or queued, of any class) has no such gap: its last one ended
+    /// when that work came. Asked at `until` (a host write about to need the data), this
+    /// looks back over the idle gap that has just passed, which no host work used; the
+    /// engine is not told of the work, just as the reservation scheduler books none.
+    fn fits_before(&self, txs: &[Transaction], from: u64, until: u64, wait: Wait) -> bool {
+        let mut start = from;
         let mut cost = 0;
         for tx in txs {
-            if tx.op.uses_die() && self.die_has_host_work(tx.die) {
-                return false;
+            if tx.op.uses_die() {
+                let Some(die) = self.engine.idle_since(tx.die) else { return false };
+                start = start.max(die);
+                if wait == Wait::DiesAndChannels {
+                    let Some(ch) = self.engine.channel_idle_since(tx.die) else { return false };
+                    start = start.max(ch);
+                }
             }
             cost += self.engine.cost_ns(tx);
         }

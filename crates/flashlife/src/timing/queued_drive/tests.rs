@@ -4,6 +4,7 @@
 use super::*;
 use crate::config::FlashConfig;
 use crate::flash::{ArrayTimes, BitMode};
+use crate::stats::Cause;
 use crate::timing::queued::{Priority, QueuedParams};
 
 /// Two dies on two channels, SLC 50 / 1000 / 3000 us, 4096 B pages at 4096 MB/s (999 ns).
@@ -18,6 +19,7 @@ fn sched() -> QueuedScheduler {
         die_channel: vec![0, 1],
         suspension: None,
         multi_plane: None,
+        dram_ns: 0,
     };
     let engine = Queued::new(ArrayTimes::new(&cfg), params, Box::new(Priority::default()));
     QueuedScheduler::new(engine, 16, 2, true, false, 1)

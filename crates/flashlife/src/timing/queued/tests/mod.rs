@@ -33,6 +33,7 @@ fn params(dies: u32, channels: u32, channel_mb_per_s: f64, suspension: Option<Su
         die_channel: (0..dies).map(|d| d % channels).collect(),
         suspension,
         multi_plane: None,
+        dram_ns: 0,
     }
 }
 

@@ -26,6 +26,7 @@ fn pair(policy: Box<dyn Policy>) -> (Reservation, Queued) {
         die_channel: DIE_CHANNEL.to_vec(),
         suspension: None,
         multi_plane: None,
+        dram_ns: 0,
     };
     (res, Queued::new(ArrayTimes::new(&cfg), params, policy))
 }
