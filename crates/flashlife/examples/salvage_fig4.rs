@@ -7,7 +7,9 @@
 //! ```
 //!
 //! `--label NAME` names the workload in the CSV (set the workload itself with `--set workload.*`,
-//! e.g. a trace). With `--seeds N` a summary line per RBER gives the mean and the spread
+//! e.g. a trace, or with `--config FILE`, a TOML file merged over the preset, e.g.
+//! `experiments/salvage/workloads/vdi.toml`; a file's keys replace `--read-ratio`, and `--set`
+//! goes over both). With `--seeds N` a summary line per RBER gives the mean and the spread
 //! (sample standard deviation) of the normalised numbers over the seeds.
 //!
 //! Each RBER runs the baseline and salvage on the same drive, workload and seed. The failure
@@ -27,6 +29,7 @@ struct Args {
     rbers: Vec<f64>,
     csv: Option<String>,
     label: String,
+    config: Option<String>,
     sets: Vec<String>,
 }
 
@@ -39,6 +42,7 @@ fn parse() -> Args {
         rbers: PAPER_RBERS.to_vec(),
         csv: None,
         label: "synthetic".into(),
+        config: None,
         sets: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -52,6 +56,7 @@ fn parse() -> Args {
             "--rbers" => a.rbers = v().split(',').map(|x| x.trim().parse().expect("--rbers")).collect(),
             "--csv" => a.csv = Some(v()),
             "--label" => a.label = v(),
+            "--config" => a.config = Some(v()),
             "--set" => a.sets.push(v()),
             other => panic!("unknown argument {other}"),
         }
@@ -60,12 +65,11 @@ fn parse() -> Args {
 }
 
 fn run(args: &Args, extra: &[String]) -> Result<Summary> {
-    let mut b = ConfigBuilder::new().preset(&args.preset)?;
-    let base = [
-        format!("workload.read_ratio={}", args.read_ratio),
-        format!("run.until=\"writes:{}\"", args.writes),
-        "run.progress=\"off\"".to_string(),
-    ];
+    let mut b = ConfigBuilder::new().preset(&args.preset)?.set(&format!("workload.read_ratio={}", args.read_ratio))?;
+    if let Some(path) = &args.config {
+        b = b.file(path)?;
+    }
+    let base = [format!("run.until=\"writes:{}\"", args.writes), "run.progress=\"off\"".to_string()];
     for s in base.iter().chain(&args.sets).chain(extra) {
         b = b.set(s)?;
     }
@@ -76,9 +80,13 @@ fn main() -> Result<()> {
     let args = parse();
     let pilot = run(&args, &["failures.model=\"injected\"".into(), "ftl.timing=false".into()])?;
     let exposure = pilot.lifetime.erase_count.mean + 1.0;
+    let workload = match &args.config {
+        Some(path) => path.clone(),
+        None => format!("read ratio {}", args.read_ratio),
+    };
     eprintln!(
-        "preset {}, {} of writes, read ratio {}: exposure {:.2} programs per page (pilot: WA {:.2})",
-        args.preset, args.writes, args.read_ratio, exposure, pilot.write_amplification
+        "preset {}, {} of writes, {workload}: exposure {:.2} programs per page (pilot: WA {:.2})",
+        args.preset, args.writes, exposure, pilot.write_amplification
     );
     let cfg = ConfigBuilder::new().preset(&args.preset)?.build()?;
     let page_bits = cfg.flash.page_size * 8;

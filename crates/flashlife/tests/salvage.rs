@@ -343,3 +343,70 @@ mod shared_traces {
         assert!((latency - 0.6544).abs() < 5e-4, "regression pin: normalised latency {latency:.4}");
     }
 }
+
+/// The paper's four workloads approximated from published statistics
+/// (`experiments/salvage/workloads/*.toml`, docs/techniques/salvage.md, "Figure 4 on the
+/// paper's workloads, approximated"): each file merges over the salvage drive, generates the
+/// read share, mean request size, mean arrival rate and hot share the doc's table states, and
+/// runs a few hundred requests on a cut-down drive with both failure policies.
+#[test]
+fn approximated_paper_workloads_keep_their_documented_statistics() {
+    use flashlife::workload::{build, IoKind, WorkloadContext};
+    use flashlife::ConfigBuilder;
+    // (file, read share, mean size in bytes, mean rate in IOPS, hot share of the first 20%).
+    let want: [(&str, f64, f64, f64, Option<f64>); 4] = [
+        ("alibaba", 0.25, 12_697.6, 67.5, Some(0.8)),
+        ("exchange", 0.63, 9_216.0, 153.5, None),
+        ("msnfs", 0.60, 21_299.2, 114.8, None),
+        ("vdi", 0.35, 97_484.8, 15.1, Some(0.8)),
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/salvage/workloads");
+    for (name, reads, size, rate, hot) in want {
+        let path = dir.join(format!("{name}.toml"));
+        let path = path.to_str().expect("utf-8 path");
+        let cfg = ConfigBuilder::new()
+            .preset("salvage-small")
+            .and_then(|b| b.file(path))
+            .and_then(|b| b.build())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let logical = 1u64 << 34;
+        let ctx = WorkloadContext { logical_bytes: logical, unit_bytes: 16384, seed: 1 };
+        let mut w = build(&cfg.workload, &ctx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let n = 20_000u64;
+        let (mut r, mut bytes, mut in_hot, mut last) = (0u64, 0u64, 0u64, 0u64);
+        for _ in 0..n {
+            let q = w.next_request().expect("a request").expect("endless");
+            r += u64::from(q.kind == IoKind::Read);
+            bytes += q.size;
+            in_hot += u64::from(q.offset < logical / 5);
+            last = q.arrival_ns;
+        }
+        let (got_reads, got_size) = (r as f64 / n as f64, bytes as f64 / n as f64);
+        let got_rate = (n - 1) as f64 / (last as f64 * 1e-9);
+        assert!((got_reads - reads).abs() < 0.02, "{name}: read share {got_reads}, want {reads}");
+        assert!((got_size / size - 1.0).abs() < 0.08, "{name}: mean size {got_size}, want {size}");
+        assert!((got_rate / rate - 1.0).abs() < 0.03, "{name}: {got_rate} IOPS, want {rate}");
+        if let Some(h) = hot {
+            let got = in_hot as f64 / n as f64;
+            assert!((got - h).abs() < 0.02, "{name}: {got} of requests in the hot fifth, want {h}");
+        }
+        // It runs on the salvage drive (cut to 1,024 blocks) with either policy.
+        for policy in ["retire_block", "skip_page"] {
+            let s = ConfigBuilder::new()
+                .preset("salvage-small")
+                .and_then(|b| b.file(path))
+                .and_then(|b| b.set("geometry.blocks_per_plane=128"))
+                .and_then(|b| b.set("ftl.precondition_drive_writes=0.1"))
+                .and_then(|b| b.set("run.until=\"requests:400\""))
+                .and_then(|b| b.set("run.progress=\"off\""))
+                .and_then(|b| b.set(&format!("failures.on_program_failure=\"{policy}\"")))
+                .and_then(|b| b.build())
+                .and_then(Simulator::new)
+                .and_then(|sim| sim.run())
+                .unwrap_or_else(|e| panic!("{name} {policy}: {e}"))
+                .summary;
+            assert_eq!(s.host.read_requests + s.host.write_requests, 400, "{name} {policy}");
+            assert!(s.throughput.iops > 0.0 && s.latency_us.all.mean > 0.0, "{name} {policy}");
+        }
+    }
+}
