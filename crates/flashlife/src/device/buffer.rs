@@ -1,13 +1,17 @@
 //! A device write buffer (DRAM) in front of one way: FIFO flush, space released when a page's
 //! program has succeeded (a failed program's data must stay for the retry).
 //!
-//! Pages enter in order; each entry keeps the time its space is released. Admitting a page
-//! waits, if the buffer is full, for the oldest entries to be released. The ring is sized
-//! once for the buffer's pages: no allocation per page.
+//! Pages enter in order; each entry keeps the completion that releases its space. Admitting a
+//! page waits, if the buffer is full, for the oldest entries to be released. Whether and when
+//! an entry's program finished is the scheduler's answer ([`Scheduler::completed`]): under
+//! the reservation scheduler the completion is the time; under the queued one a pending
+//! program holds its space however early its estimate, and a page admitted into that space
+//! waits for the program itself. The ring is sized once for the buffer's pages: no allocation
+//! per page.
 
 use std::collections::VecDeque;
 
-use crate::timing::Done;
+use crate::timing::{Done, Scheduler};
 
 /// One way's write buffer.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -17,6 +21,16 @@ pub struct WayBuffer {
     entries: VecDeque<(Done, u64)>,
 }
 
+/// Where a page found room ([`WayBuffer::admit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admission {
+    /// What the page's program and, for write-back, the host's answer wait for: the page's
+    /// data, and the release of the space it takes when the buffer was full.
+    pub at: Done,
+    /// The buffer was full: the page waited for space.
+    pub waited: bool,
+}
+
 impl WayBuffer {
     /// A buffer of `capacity` bytes holding pages of about `page_bytes`.
     pub fn new(capacity: u64, page_bytes: u64) -> Self {
@@ -24,30 +38,45 @@ impl WayBuffer {
         WayBuffer { capacity, used: 0, entries: VecDeque::with_capacity(slots) }
     }
 
-    /// Release every entry whose program finished by `t`.
+    /// Release every entry, oldest first, whose program finished by `t`.
     #[inline]
-    fn drain(&mut self, t: u64) {
+    fn drain(&mut self, t: u64, sched: &dyn Scheduler) {
         while let Some(&(release, bytes)) = self.entries.front() {
-            if release.as_time() > t {
-                break;
+            match sched.completed(release) {
+                Some(f) if f.as_time() <= t => {
+                    self.used -= bytes;
+                    self.entries.pop_front();
+                }
+                _ => break,
             }
-            self.used -= bytes;
-            self.entries.pop_front();
         }
     }
 
-    /// The time `bytes`, ready at `ready`, find room: `ready`, or later when the buffer is full.
+    /// Room for `bytes` whose data is ready at `ready`: at once, or when the oldest entries'
+    /// programs release theirs.
     #[inline]
-    pub fn admit(&mut self, ready: Done, bytes: u64) -> Done {
+    pub fn admit(&mut self, ready: Done, bytes: u64, sched: &dyn Scheduler) -> Admission {
         // Release times are read as times: the buffer's own clock.
-        let mut t = ready;
-        self.drain(t.as_time());
+        let mut at = ready;
+        self.drain(at.as_time(), sched);
+        let waited = self.used + bytes > self.capacity;
         while self.used + bytes > self.capacity {
-            let Some(&(release, _)) = self.entries.front() else { break };
-            t = t.max(release);
-            self.drain(t.as_time());
+            let Some(&(release, freed)) = self.entries.front() else { break };
+            match sched.completed(release) {
+                // Finished after `at`: the page waits until then.
+                Some(f) => at = at.max(f),
+                // Still running: the page waits for that program (a dependency, whatever its
+                // estimate says) and takes its space. Its data, if already in, needs no
+                // waiting for; if its transfer is still pending too, the two are joined as
+                // `Done::later` joins them (the later estimate: a known limit).
+                None => {
+                    at = if sched.completed(at).is_some() { release } else { at.max(release) };
+                }
+            }
+            self.used -= freed;
+            self.entries.pop_front();
         }
-        t
+        Admission { at, waited }
     }
 
     /// `bytes` admitted, released at `release` (when their program succeeded).
@@ -58,14 +87,16 @@ impl WayBuffer {
     }
 
     /// Bytes held at time `t` (releasing what finished by then).
-    pub fn occupancy(&mut self, t: u64) -> u64 {
-        self.drain(t);
+    pub fn occupancy(&mut self, t: u64, sched: &dyn Scheduler) -> u64 {
+        self.drain(t, sched);
         self.used
     }
 
-    /// Bytes admitted so far whose space is still held after `t` (without releasing anything).
-    pub fn held_after(&self, t: u64) -> u64 {
-        self.entries.iter().filter(|&&(release, _)| release.as_time() > t).map(|&(_, b)| b).sum()
+    /// Bytes admitted so far whose space is still held after `t` (without releasing anything):
+    /// programs pending, or finished after `t`.
+    pub fn held_after(&self, t: u64, sched: &dyn Scheduler) -> u64 {
+        let held = |&&(release, _): &&(Done, u64)| sched.completed(release).is_none_or(|f| f.as_time() > t);
+        self.entries.iter().filter(held).map(|&(_, b)| b).sum()
     }
 
     pub fn capacity(&self) -> u64 {
@@ -79,18 +110,23 @@ mod tests {
 
     #[test]
     fn full_buffer_waits_for_the_oldest_release() {
+        // Completions known at submission: the reservation scheduler's.
+        let cfg = crate::config::FlashConfig::default();
+        let r =
+            crate::timing::Reservation::new(crate::flash::ArrayTimes::new(&cfg), true, 600.0, 0.0, 400.0, 1, vec![0]);
+        let s: &dyn Scheduler = &r;
         let mut b = WayBuffer::new(2 * 16384, 16384);
-        assert_eq!(b.admit(Done::START, 16384), Done::START);
+        assert_eq!(b.admit(Done::START, 16384, s), Admission { at: Done::START, waited: false });
         b.push(Done::at(1000), 16384);
-        assert_eq!(b.admit(Done::START, 16384), Done::START);
+        assert_eq!(b.admit(Done::START, 16384, s).at, Done::START);
         b.push(Done::at(2000), 16384);
         // Full: the third page waits for the first release.
-        assert_eq!(b.admit(Done::at(10), 16384), Done::at(1000));
+        assert_eq!(b.admit(Done::at(10), 16384, s), Admission { at: Done::at(1000), waited: true });
         b.push(Done::at(3000), 16384);
-        assert_eq!(b.held_after(1500), 2 * 16384);
-        assert_eq!(b.held_after(2500), 16384);
-        assert_eq!(b.occupancy(1500), 2 * 16384);
-        assert_eq!(b.occupancy(5000), 0);
-        assert_eq!(b.admit(Done::at(5000), 16384), Done::at(5000));
+        assert_eq!(b.held_after(1500, s), 2 * 16384);
+        assert_eq!(b.held_after(2500, s), 16384);
+        assert_eq!(b.occupancy(1500, s), 2 * 16384);
+        assert_eq!(b.occupancy(5000, s), 0);
+        assert_eq!(b.admit(Done::at(5000), 16384, s).at, Done::at(5000));
     }
 }

@@ -363,7 +363,8 @@ impl Device {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
         let ready = self.core.write_admitted(ready);
-        let admitted = self.buffers[way].admit(ready, bytes);
+        let admission = self.buffers[way].admit(ready, bytes, &*self.core.sched);
+        let admitted = admission.at;
         // The device's statistics (buffer waits, exposure, samples) are in plain time.
         let (ready_t, admitted_t) = (ready.as_time(), admitted.as_time());
         if let Some(f) = &mut self.failure_sample {
@@ -371,9 +372,11 @@ impl Device {
                 f.bytes += bytes;
             }
         }
-        if admitted_t > ready_t {
+        // (Under the reservation scheduler a page that waited has `admitted_t > ready_t`;
+        // under the queued one the wait is on a pending program, estimated.)
+        if admission.waited {
             self.core.stats.buffer_full_waits += 1;
-            let us = (admitted_t - ready_t) as f64 / 1e3;
+            let us = admitted_t.saturating_sub(ready_t) as f64 / 1e3;
             if us > self.core.stats.max_buffer_wait_us {
                 self.core.stats.max_buffer_wait_us = us;
             }
@@ -414,7 +417,8 @@ impl Device {
             self.exposure_ns_bytes += (release_t - ack_t) as u128 * bytes as u128;
             if admitted_t >= self.last_sample {
                 self.last_sample = admitted_t;
-                let held: u64 = self.buffers.iter_mut().map(|b| b.occupancy(admitted_t)).sum();
+                let sched = &*self.core.sched;
+                let held: u64 = self.buffers.iter_mut().map(|b| b.occupancy(admitted_t, sched)).sum();
                 self.core.stats.max_unprogrammed_bytes = self.core.stats.max_unprogrammed_bytes.max(held);
             }
         }
@@ -432,7 +436,7 @@ impl Device {
             s.first_failure_ns = Some(t);
             s.first_failure_page = Some(lpo);
         }
-        let held = self.buffers[way].held_after(t) + bytes;
+        let held = self.buffers[way].held_after(t, &*self.core.sched) + bytes;
         self.failure_sample = Some(FailureSample { way, t, bytes: held });
     }
 

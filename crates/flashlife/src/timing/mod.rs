@@ -222,6 +222,15 @@ pub trait Scheduler: Send {
     /// before host writes reach the reserve (only called when [`Scheduler::steps_cleaning`]).
     fn cleaning_urgent(&mut self, _die: u32, _on: bool) {}
 
+    /// Has the work `d` names finished, and when? `Some` with its completion as a plain time,
+    /// `None` while it is pending. A scheduler that knows completions at submission (the
+    /// reservation scheduler, fast-forward) answers `Some(d)`; one that learns them later
+    /// answers from what has happened, so that state kept by completion (a write buffer's
+    /// space) follows the work, not estimates of it.
+    fn completed(&self, d: Done) -> Option<Done> {
+        Some(d)
+    }
+
     /// When `die` could start new work: for allocation that sends work where it will wait
     /// least. A query; books nothing.
     fn die_free_at(&self, die: u32) -> u64;

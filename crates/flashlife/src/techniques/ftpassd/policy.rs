@@ -50,14 +50,21 @@ impl FailurePolicy for BlockCopy {
         let tag = core.tag(lbn, lpo);
         'fresh: loop {
             let r = core.take_reserved(plane)?;
+            // The copy runs page after page and the retry after it, each waiting for the one
+            // before: on one die the reservation scheduler serialises them in booking order
+            // anyway, and a scheduler that queues work must not let the retry (which releases
+            // the failed page's buffer space) or a later page pass an earlier one.
+            let mut after = detected;
             for p in 0..lpo {
                 core.stats.foreground_copied_pages += 1;
-                if core.copy((failed, p), (r, p), detected, Cause::BadBlock).1 == ProgramStatus::Failed {
+                let (copied, status) = core.copy((failed, p), (r, p), after, Cause::BadBlock);
+                if status == ProgramStatus::Failed {
                     core.retire_block(r);
                     continue 'fresh;
                 }
+                after = copied;
             }
-            let (done, status) = core.program(r, lpo, tag, detected, Cause::BadBlock);
+            let (done, status) = core.program(r, lpo, tag, after, Cause::BadBlock);
             if status == ProgramStatus::Failed {
                 core.retire_block(r);
                 continue;

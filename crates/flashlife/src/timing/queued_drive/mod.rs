@@ -454,6 +454,20 @@ impl Scheduler for QueuedScheduler {
         self.timing
     }
 
+    /// From the transaction's record while it is kept: pending, or finished at its real
+    /// time. A value not kept is a plain time or work finished long ago (its estimate no
+    /// later than its real completion, `tokens.rs`), read as is.
+    fn completed(&self, d: Done) -> Option<Done> {
+        if !self.timing {
+            return Some(d);
+        }
+        match self.tokens.find(d.0).map(|id| self.tokens.get(id).finish) {
+            Some(PENDING) => None,
+            Some(finish) => Some(Done(finish)),
+            None => Some(d),
+        }
+    }
+
     fn set_detached(&mut self, on: bool) {
         self.detached = on;
     }
