@@ -39,6 +39,13 @@ pub struct TimingConfig {
     /// each cost about eight GC transactions); empty: background work only when its die has
     /// no host work, or at the hard threshold.
     pub gc_ratio: Vec<u32>,
+    /// The pace of cleaning on a die whose pool is one block from its reserve, under
+    /// `priority`: `[background, host]` transactions started in this ratio while both wait
+    /// (host reads still go first); empty (the default): background work before host
+    /// writes there. Work held for background work (the hard threshold proper) always goes
+    /// first. Written only when set, so configurations without it keep their text and hash.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub urgent_gc_ratio: Vec<u32>,
     /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
     /// flash) before background work goes first on its die.
     pub hard_threshold_erases: u32,
@@ -66,6 +73,7 @@ impl Default for TimingConfig {
             scheduler: SchedulerKind::Reservation,
             policy: QueuePolicy::Priority,
             gc_ratio: Vec::new(),
+            urgent_gc_ratio: Vec::new(),
             hard_threshold_erases: 1,
             multi_plane: false,
             suspension: false,
@@ -105,6 +113,22 @@ impl TimingConfig {
                 "timing.gc_ratio",
                 format!("{:?}", self.gc_ratio),
                 "[] or [background, host], both positive",
+            ));
+        }
+        if !(self.urgent_gc_ratio.is_empty()
+            || (self.urgent_gc_ratio.len() == 2 && self.urgent_gc_ratio.iter().all(|&v| v > 0)))
+        {
+            return Err(Error::config(
+                "timing.urgent_gc_ratio",
+                format!("{:?}", self.urgent_gc_ratio),
+                "[] or [background, host], both positive",
+            ));
+        }
+        if self.policy == QueuePolicy::Fifo && !self.urgent_gc_ratio.is_empty() {
+            return Err(Error::config(
+                "timing.urgent_gc_ratio",
+                format!("{:?}", self.urgent_gc_ratio),
+                "[] with timing.policy = \"fifo\"",
             ));
         }
         if self.policy == QueuePolicy::Fifo && !self.gc_ratio.is_empty() {
@@ -150,5 +174,24 @@ mod tests {
         assert_eq!(ns(c.erase_min_remaining_us), s.erase_min_remaining_ns);
         assert_eq!(c.max_suspensions, s.max_per_operation);
         assert_eq!(c.reads_per_suspension, s.reads_per_suspension);
+    }
+
+    /// `urgent_gc_ratio`: checked like `gc_ratio`, refused with FIFO, and written only when
+    /// set, so a queued configuration written before it keeps its text (and hash).
+    #[test]
+    fn urgent_gc_ratio_is_checked_and_written_only_when_set() {
+        let queued = TimingConfig { scheduler: SchedulerKind::Queued, ..TimingConfig::default() };
+        let text = toml::to_string(&queued).unwrap();
+        assert!(!text.contains("urgent_gc_ratio"), "{text}");
+        let paced = TimingConfig { urgent_gc_ratio: vec![16, 1], ..queued.clone() };
+        assert!(paced.validate().is_ok());
+        assert!(toml::to_string(&paced).unwrap().contains("urgent_gc_ratio = [16, 1]"));
+        for bad in [vec![16], vec![0, 1], vec![1, 2, 3]] {
+            let e = TimingConfig { urgent_gc_ratio: bad, ..queued.clone() }.validate().unwrap_err().to_string();
+            assert!(e.contains("timing.urgent_gc_ratio") && e.contains("both positive"), "{e}");
+        }
+        let fifo = TimingConfig { policy: QueuePolicy::Fifo, ..paced };
+        let e = fifo.validate().unwrap_err().to_string();
+        assert!(e.contains("timing.urgent_gc_ratio") && e.contains("fifo"), "{e}");
     }
 }

@@ -76,6 +76,8 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
             QueuePolicy::Fifo => Box::new(Fifo),
             QueuePolicy::Priority => Box::new(Priority {
                 gc_ratio: (t.gc_ratio.len() == 2).then(|| GcRatio { background: t.gc_ratio[0], host: t.gc_ratio[1] }),
+                urgent_ratio: (t.urgent_gc_ratio.len() == 2)
+                    .then(|| GcRatio { background: t.urgent_gc_ratio[0], host: t.urgent_gc_ratio[1] }),
             }),
         };
         let params = QueuedParams {

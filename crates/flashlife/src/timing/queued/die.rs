@@ -112,8 +112,10 @@ impl Queued {
         }
         let die = &self.dies[d as usize];
         let reads = self.queues.mask(d) & Class::HostRead.bit() != 0;
-        let urgent = die.urgent || (die.urgent_writes && !reads);
-        let cand = self.queues.candidates(&self.slab, d, urgent, self.policy.reads_arrivals());
+        let paced = !die.urgent && die.urgent_writes && self.policy.paces_urgent_writes();
+        let urgent = die.urgent || (die.urgent_writes && !reads && !paced);
+        let mut cand = self.queues.candidates(&self.slab, d, urgent, self.policy.reads_arrivals());
+        cand.paced = paced;
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;

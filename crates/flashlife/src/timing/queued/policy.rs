@@ -60,6 +60,10 @@ pub struct Candidates {
     pub head_arrival: [u64; CLASSES],
     /// The caller's hard-threshold flag for this die (see `Queued::set_urgent`).
     pub urgent: bool,
+    /// The die's pool is one block from its reserve (`Queued::set_urgent_writes`) and the
+    /// policy paces cleaning there ([`Policy::paces_urgent_writes`]) instead of serving it
+    /// before host writes.
+    pub paced: bool,
 }
 
 impl Candidates {
@@ -87,6 +91,12 @@ pub trait Policy: Send {
     /// record of every non-empty queue, and a deep background queue's head is rarely in
     /// cache; a policy that orders by class alone says no.
     fn reads_arrivals(&self) -> bool {
+        false
+    }
+
+    /// Does the policy pace background work against host writes on a die whose pool is one
+    /// block from its reserve (`Candidates::paced`), rather than serve it first?
+    fn paces_urgent_writes(&self) -> bool {
         false
     }
 }
@@ -131,15 +141,36 @@ pub struct GcRatio {
 /// - a die flagged urgent (hard threshold: free blocks nearly gone) serves background first;
 /// - with a [`GcRatio`], background work waiting behind host work still gets its share
 ///   (soft threshold); without one it runs only when the die has no host work.
+///
+/// With `urgent_ratio`, a die whose pool is one block from its reserve paces its cleaning
+/// against host writes at that ratio (`Candidates::paced`) instead of serving it first.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Priority {
     pub gc_ratio: Option<GcRatio>,
+    #[serde(default)]
+    pub urgent_ratio: Option<GcRatio>,
+}
+
+impl Priority {
+    /// The pace in force on a die: the urgent one where it is paced.
+    #[inline]
+    fn ratio(&self, c: &Candidates) -> Option<GcRatio> {
+        if c.paced {
+            self.urgent_ratio
+        } else {
+            self.gc_ratio
+        }
+    }
 }
 
 #[typetag::serde(name = "priority")]
 impl Policy for Priority {
     fn name(&self) -> &'static str {
         "priority"
+    }
+
+    fn paces_urgent_writes(&self) -> bool {
+        self.urgent_ratio.is_some()
     }
 
     #[inline]
@@ -149,7 +180,7 @@ impl Policy for Priority {
             return Class::Background;
         }
         if bg {
-            if let Some(r) = self.gc_ratio {
+            if let Some(r) = self.ratio(c) {
                 if credit >= r.host {
                     return Class::Background;
                 }
@@ -169,7 +200,7 @@ impl Policy for Priority {
     /// work waits, so a later burst of GC cannot take a long run of turns.
     #[inline]
     fn started(&self, class: Class, c: &Candidates, credit: &mut u32) {
-        if let Some(r) = self.gc_ratio {
+        if let Some(r) = self.ratio(c) {
             if class == Class::Background {
                 *credit = credit.saturating_sub(r.host);
             } else if c.has(Class::Background) {
@@ -184,7 +215,7 @@ mod tests {
     use super::*;
 
     fn cands(classes: &[Class], urgent: bool) -> Candidates {
-        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent };
+        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent, paced: false };
         for (i, &class) in classes.iter().enumerate() {
             c.mask |= class.bit();
             c.head_arrival[class as usize] = i as u64;
@@ -238,7 +269,7 @@ mod tests {
         // Reference: the ratio's definition; with both classes always waiting, 20 starts at
         // 1:4 are 4 background and 16 host, at 2:1 about two thirds background.
         for (ratio, want_bg) in [(GcRatio { background: 1, host: 4 }, 4), (GcRatio { background: 2, host: 1 }, 13)] {
-            let p = Priority { gc_ratio: Some(ratio) };
+            let p = Priority { gc_ratio: Some(ratio), urgent_ratio: None };
             let c = cands(&[Class::HostWrite, Class::Background], false);
             let mut credit = 0;
             let mut bg = 0;
@@ -250,7 +281,7 @@ mod tests {
             assert_eq!(bg, want_bg, "{ratio:?}");
         }
         // No background waiting: no credit builds up.
-        let p = Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }) };
+        let p = Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }), urgent_ratio: None };
         let mut credit = 0;
         p.started(Class::HostRead, &cands(&[Class::HostRead], false), &mut credit);
         assert_eq!(credit, 0);

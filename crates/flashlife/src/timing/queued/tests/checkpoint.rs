@@ -36,8 +36,10 @@ fn engine(policy: Box<dyn Policy>) -> Queued {
 
 #[test]
 fn an_engine_restored_mid_run_completes_exactly_as_the_original() {
-    let policies: [fn() -> Box<dyn Policy>; 2] =
-        [|| Box::new(Fifo), || Box::new(Priority { gc_ratio: Some(GcRatio { background: 1, host: 3 }) })];
+    let policies: [fn() -> Box<dyn Policy>; 2] = [
+        || Box::new(Fifo),
+        || Box::new(Priority { gc_ratio: Some(GcRatio { background: 1, host: 3 }), urgent_ratio: None }),
+    ];
     for policy in policies {
         let mut q = engine(policy());
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);

@@ -114,8 +114,11 @@ fn an_urgent_die_serves_background_first_and_the_ratio_interleaves() {
         (false, Some(GcRatio { background: 1, host: 1 }), [1, 3, 2, 4]),
     ];
     for (urgent, gc_ratio, want) in cases {
-        let mut q =
-            Queued::new(times(50.0, 200.0, 1500.0), params(1, 1, 4096.0, None), Box::new(Priority { gc_ratio }));
+        let mut q = Queued::new(
+            times(50.0, 200.0, 1500.0),
+            params(1, 1, 4096.0, None),
+            Box::new(Priority { gc_ratio, urgent_ratio: None }),
+        );
         q.submit(&erase(0), 0, 0);
         for token in 1..=4 {
             q.submit(&read(0, 4096, if token <= 2 { Cause::Host } else { Cause::Gc }), 1000, token);
