@@ -59,7 +59,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// held host work for background work, and ZombieNAND's victim policy keeps whether it passes
 /// over drops the spare capacity cannot cover (`zombie.affordable_drops`); 19: a transaction
 /// says whether a host request waits for it (`Transaction::for_host`), and the queued engine
-/// times DRAM cache accesses (its DRAM latency, delays as pending events).
+/// times DRAM cache accesses (its DRAM latency, delays as pending events); a fifth active
+/// block per pool (`Stream::Placed`), the FTL's placement class per logical unit and the read
+/// model's `reliability.budget_placement`.
 pub const FORMAT_VERSION: u32 = 19;
 
 /// The flashlife version whose state layout a payload uses.

@@ -243,6 +243,29 @@ fn read_disturb_retry_and_reclaim() {
     check_resume(cfg, &[25_000], "read relaxation");
 }
 
+/// Placement by budget class: the per-unit classes and the fifth write point survive a
+/// checkpoint (reads of one half of the drive hinted, read disturb scaled up so blocks are
+/// reclaimed and placed within the run).
+#[test]
+fn read_reclaim_with_budget_placement() {
+    let cfg = config(
+        "tiny",
+        &[
+            "run.until=requests:40000",
+            "workload.read_ratio=0.9",
+            "reliability.model=\"power_law\"",
+            "reliability.rber_set=\"custom\"",
+            "reliability.power_law={epsilon=1e-5, alpha=3.33e-11, k=2.0, beta=5.23e-9, m=1.0, n=0.5, gamma=1e-8, p=1.0, q=1.0}",
+            "reliability.base_cycles=1500",
+            "reliability.read_reclaim=\"hinted\"",
+            "reliability.hints=[{lba_end=16384, budget_us=2000}]",
+            "reliability.budget_placement=true",
+        ],
+    );
+    let out = check_resume(cfg, &[25_000], "budget placement");
+    assert!(out.summary.reliability.reclaim_erases > 10, "reclaims: {}", out.summary.reliability.reclaim_erases);
+}
+
 /// Ignored by default; `scripts/test.sh` runs them (`-- --ignored shared_traces::`) when
 /// `../shared/traces` exists.
 mod shared_traces {

@@ -27,6 +27,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "mapping_cache",
     "reliability.reclaim_when",
     "reliability.hint_latency",
+    "reliability.budget_placement",
     "open_channel.placement",
     "open_channel.host_buffer_kib",
     "ftpassd",

@@ -58,6 +58,16 @@ pub struct ReliabilityConfig {
     pub hints: Vec<ReadHint>,
     /// Host read latency above which a read counts as long (the paper's 400 us).
     pub long_read_us: f64,
+    /// Place relocated data by budget class (`hinted` reclaim only): GC and reclaim moves
+    /// write data whose last host read allowed a retry into a write stream of its own in each
+    /// pool, apart from strict data, so a block's reclaim is not set off by a stricter reader
+    /// of data sharing it. One byte per logical unit. Written to TOML only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub budget_placement: bool,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 impl Default for ReliabilityConfig {
@@ -78,6 +88,7 @@ impl Default for ReliabilityConfig {
             default_budget_us: 0.0,
             hints: Vec::new(),
             long_read_us: 400.0,
+            budget_placement: false,
         }
     }
 }
@@ -128,6 +139,16 @@ impl ReliabilityConfig {
                 "reliability.read_reclaim",
                 format!("\"{}\"", self.read_reclaim),
                 "none or read_count when reliability.model is none (error-based policies need an error model)",
+            ));
+        }
+        if self.budget_placement && self.read_reclaim != ReadReclaim::Hinted {
+            return Err(Error::config(
+                "reliability.budget_placement",
+                true,
+                format!(
+                    "false unless reliability.read_reclaim is \"hinted\" (it is \"{}\": budgets do not decide its reclaim)",
+                    self.read_reclaim
+                ),
             ));
         }
         if self.read_count_threshold == 0 {
@@ -204,6 +225,7 @@ mod tests {
             ("reliability.reclaim_margin=0", "reliability.reclaim_margin"),
             ("reliability.hints=[{budget_us=-1}]", "reliability.hints[0].budget_us"),
             ("reliability.hints=[{budget_us=1, lba_start=5, lba_end=5}]", "reliability.hints[0].lba_end"),
+            ("reliability.budget_placement=true", "reliability.budget_placement"),
         ] {
             let e = ConfigBuilder::new().set(set).and_then(|b| b.build()).unwrap_err().to_string();
             assert!(e.contains(key), "{set}: {e}");

@@ -108,7 +108,8 @@ impl Ftl {
     }
 
     /// Move one unit from slot `from` to `plane`'s GC stream (a levelling move's to its cold
-    /// stream, with `wear_leveling.cold_stream`).
+    /// stream, with `wear_leveling.cold_stream`; a unit of the read model's second placement
+    /// class to the `Placed` stream).
     pub(super) fn move_unit(&mut self, lpn: u32, from: u32, plane: u32, ready: Done, cause: Cause) -> Done {
         let b = self.block_of(from);
         // A second-written unit leaves both halves; the oracle knows it by its first half.
@@ -132,10 +133,11 @@ impl Ftl {
             Stream::Map
         } else {
             self.map_moved(lpn);
-            if cause == Cause::WearLeveling {
-                self.levelling_stream
-            } else {
-                Stream::Gc
+            let stream = if cause == Cause::WearLeveling { self.levelling_stream } else { Stream::Gc };
+            // Data of the read model's second placement class gets GC's blocks of its own.
+            match &self.placement {
+                Some(classes) if stream == Stream::Gc && classes.get(lpn as usize) == Some(&1) => Stream::Placed,
+                _ => stream,
             }
         };
         let planes = self.geo.planes();
@@ -380,5 +382,51 @@ impl Cleaner for Ftl {
     }
     fn erase_cleaned(&mut self, block: u32, ready: Done, cause: Cause) -> Done {
         self.erase_block(block, ready, cause)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Invariant: with placement classes, GC moves write class-1 units into the `Placed`
+    /// stream and class-0 units into the GC stream, so each destination block holds one class;
+    /// nothing is lost. Without classes (`placement = None`) the `Placed` stream is never opened.
+    #[test]
+    fn relocations_write_each_placement_class_into_blocks_of_its_own() {
+        for classes in [false, true] {
+            let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
+            if classes {
+                ftl.placement = Some((0..ftl.logical_units()).map(|l| (l % 3 == 0) as u8).collect());
+            }
+            let plane = 0;
+            for _ in 0..4 {
+                let v = ftl.select_victim(plane).unwrap();
+                ftl.clean(v, plane, Done::START, Cause::Gc);
+            }
+            let class_of = |ftl: &Ftl, stream: Stream| -> Vec<u8> {
+                let b = ftl.pools[plane as usize].active[stream as usize].block;
+                if b == NONE {
+                    return Vec::new();
+                }
+                let first = b * ftl.slots_per_block;
+                (first..first + ftl.slots_per_block)
+                    .map(|s| ftl.map.owner(s))
+                    .filter(|&l| l != UNMAPPED)
+                    .map(|l| ftl.placement.as_ref().map_or(0, |p| p[l as usize]))
+                    .collect()
+            };
+            let (gc, placed) = (class_of(&ftl, Stream::Gc), class_of(&ftl, Stream::Placed));
+            assert!(!gc.is_empty(), "GC moved data into its stream");
+            assert!(gc.iter().all(|&c| c == 0), "class-1 data in GC's block: {gc:?}");
+            if classes {
+                assert!(!placed.is_empty(), "class-1 data moved into its own stream");
+                assert!(placed.iter().all(|&c| c == 1), "class-0 data in the placed block: {placed:?}");
+            } else {
+                assert!(placed.is_empty(), "no placement classes: no placed block");
+            }
+            assert_eq!(ftl.verify_all(), None);
+            assert_eq!(ftl.integrity_violation(), None);
+        }
     }
 }

@@ -91,6 +91,10 @@ pub enum Stream {
     /// and the drive died after 696 drive writes instead of 1,324 (docs/techniques/
     /// zombienand.md, "Levelling's cold data in a block of its own").
     Cold = 3,
+    /// GC and reclaim moves of data in the read model's second placement class
+    /// (`ReadModel::placement_classes`, e.g. data whose readers accept slower reads), apart
+    /// from the first class's in `Gc`, so each block holds one class.
+    Placed = 4,
 }
 
 /// What happens to a block the wear model finds worn out at its mode.
@@ -212,6 +216,11 @@ pub struct Ftl {
     /// GC moves by the flows' ranges (`regions.rs`); `None` without `[[flows]]`.
     #[serde(default)]
     gc_regions: Option<regions::GcRegions>,
+    /// Placement class per logical unit, set by each host read from the read model
+    /// (`ReadModel::placement_class`); relocations of class 1 write into `Stream::Placed`.
+    /// `None` when the read model has one class (the baseline).
+    #[serde(default)]
+    placement: Option<Vec<u8>>,
 }
 
 /// Divisors of the slot and block numbering.
@@ -396,6 +405,7 @@ impl Ftl {
             trims: trim::TrimCounters::default(),
             cmt: None,
             gc_regions: None,
+            placement: None,
         })
     }
 
@@ -417,6 +427,7 @@ impl Ftl {
     /// Replace the read model (error-aware reads, read reclaim, hints).
     pub fn set_read_model(&mut self, model: Box<dyn ReadModel>) {
         self.request_timing = model.wants_request_timing();
+        self.placement = (model.placement_classes() > 1).then(|| vec![0; self.logical_units as usize]);
         self.reads = model;
     }
 

@@ -15,8 +15,8 @@ use crate::timing::Done;
 pub const GC_RESERVE_BLOCKS: usize = 2;
 
 /// Write streams a pool keeps an active block for (`Stream`: host, GC, translation pages,
-/// levelling's cold data).
-pub const STREAMS: usize = 4;
+/// levelling's cold data, relocations of the second placement class).
+pub const STREAMS: usize = 5;
 
 const NONE: u32 = u32::MAX;
 

@@ -90,7 +90,25 @@ impl Ftl {
             let host_ns = self.sched.cost_ns(&Transaction::host(units as u64 * self.unit_bytes));
             self.request = RequestTiming { pages, attempt_ns: 0, queue_ns, host_ns };
         }
-        self.read(first, units, ready)
+        if self.placement.is_none() {
+            return self.read(first, units, ready);
+        }
+        let ready = self.map_lookup(first, units, ready, false);
+        let done = self.read_units(first, units, ready);
+        if let Some(classes) = self.placement.as_mut() {
+            // The read's data takes the class its reader asked for (a unit beyond the logical
+            // space, a cached map's translation unit, keeps none).
+            let class = self.reads.placement_class();
+            let end = ((first + units) as usize).min(classes.len());
+            if let Some(units) = classes.get_mut(first as usize..end) {
+                units.fill(class);
+            }
+        }
+        // As `read`, with the classes set before the blocks flagged are reclaimed.
+        if !self.reclaim_queue.is_empty() {
+            self.reclaim_pending(done);
+        }
+        done
     }
 
     /// Pages a read of `units` units from `first` senses (runs of units on one page), and the

@@ -79,6 +79,19 @@ pub trait ReadModel: Send {
         0
     }
 
+    /// Placement classes of data the model tells apart (1: none). With more than one the FTL
+    /// keeps each logical unit's class, as its last host read left it, and relocates each class
+    /// into blocks of its own (`Stream::Placed` for class 1).
+    fn placement_classes(&self) -> u8 {
+        1
+    }
+
+    /// The placement class of the data the host read just served read (after its pages were
+    /// sensed; below [`ReadModel::placement_classes`]).
+    fn placement_class(&self) -> u8 {
+        0
+    }
+
     /// Clear the statistics (after preconditioning).
     fn reset_stats(&mut self) {}
 }
@@ -402,6 +415,13 @@ pub struct ErrorAwareReads {
     /// (request-level hints only; `u8::MAX`: none yet).
     #[serde(default)]
     strictest: Vec<u8>,
+    /// Place data by budget class (`reliability.budget_placement`): class 1 is data whose
+    /// current host read allows at least one retry, its queue left out.
+    #[serde(default)]
+    placement: bool,
+    /// The class of the current host read (within one read call).
+    #[serde(skip)]
+    class: u8,
     histogram: Vec<u64>,
     hinted_reads: u64,
 }
@@ -446,6 +466,8 @@ impl ReadModel for ErrorAwareReads {
         let (budget, hinted) = self.hints.request_budget_ns(start, end.max(start + 1), stream, budget_us);
         self.budget_ns = budget;
         self.hinted_reads += hinted as u64;
+        // Until a sensed page says otherwise (pages in the controller's buffer are not sensed).
+        self.class = (budget > 0) as u8;
     }
 
     fn sense(&mut self, flash: &FlashArray, block: u32, page: u32, now: u64, host: bool) -> ReadOutcome {
@@ -493,6 +515,18 @@ impl ReadModel for ErrorAwareReads {
                 *x = (*x as u32).min(without_queue.allowed_steps()) as u8;
                 state.strictest_steps = strictest;
             }
+            if self.placement {
+                // The data's class: does its reader allow a retry (queue left out, not held to
+                // earlier readers: the class is the reader's, the block's memory is the block's)?
+                let own = BlockReadState {
+                    overhead_ns: if self.request_level { self.timing.host_ns } else { 0 },
+                    strictest_steps: u32::MAX,
+                    ..state
+                };
+                if own.allowed_steps() == 0 {
+                    self.class = 0;
+                }
+            }
             out.reclaim = self.reclaim.reclaim(&state);
             out.urgent = out.reclaim && (!self.postpone || self.reclaim.deadline(&state));
         }
@@ -520,6 +554,18 @@ impl ReadModel for ErrorAwareReads {
 
     fn hinted_reads(&self) -> u64 {
         self.hinted_reads
+    }
+
+    fn placement_classes(&self) -> u8 {
+        if self.placement {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn placement_class(&self) -> u8 {
+        self.class
     }
 
     fn reset_stats(&mut self) {
@@ -585,6 +631,8 @@ pub fn error_aware(cfg: &Config, flash: &FlashArray, unit_bytes: u64, seed: u64)
         timing: RequestTiming::default(),
         postpone: r.reclaim_when == ReclaimWhen::Idle,
         strictest: if request_level { vec![u8::MAX; flash.geo.blocks() as usize] } else { Vec::new() },
+        placement: r.budget_placement,
+        class: 0,
         histogram: vec![0; r.read_retry.max_steps as usize + 2],
         hinted_reads: 0,
     })

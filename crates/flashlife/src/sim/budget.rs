@@ -42,6 +42,9 @@ pub fn estimate(cfg: &Config) -> Result<u64> {
     if cfg.reusable.enabled && cfg.reusable.hot_cold == HotColdKind::Recency {
         per_unit += 4 * logical;
     }
+    if cfg.reliability.budget_placement {
+        per_unit += logical; // a placement class per logical unit
+    }
     if cfg.workload.kind == WorkloadKind::Trace && cfg.workload.trace.fold == Fold::RemapFirst {
         // A hash map entry (key, value, control byte, load factor) per folded unit at most.
         per_unit += 24 * logical;
