@@ -41,7 +41,7 @@ pub use ftpassd::FtPassdConfig;
 pub use mapping_cache::MappingCacheConfig;
 pub use policy_name::{Baseline, DevicePolicyName, PolicyName, VictimName};
 pub use sampling::{Every, SamplingConfig};
-pub use timing::{QueuePolicy, SchedulerKind, TimingConfig};
+pub use timing::{QueuePolicy, SchedulerKind, TimingConfig, UrgentPace};
 pub use zombie::ZombieConfig;
 
 /// The whole, resolved configuration of a run.

@@ -27,6 +27,24 @@ pub enum QueuePolicy {
     Fifo,
 }
 
+/// `timing.urgent_gc_pace`: how a die paces cleaning one block from its pool's reserve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrgentPace {
+    /// Background work before host writes (or at `urgent_gc_ratio` if set).
+    #[default]
+    First,
+    /// At the pace that keeps the pool level, from the victim being cleaned: `2v + 1`
+    /// background transactions per `n - v` host writes for `v` valid pages of `n`.
+    Victim,
+}
+
+impl UrgentPace {
+    fn is_first(&self) -> bool {
+        *self == UrgentPace::First
+    }
+}
+
 /// `[timing]`. Left out of a written configuration when it is the default, so
 /// configurations that predate it keep their text (and hash).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +64,10 @@ pub struct TimingConfig {
     /// first. Written only when set, so configurations without it keep their text and hash.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub urgent_gc_ratio: Vec<u32>,
+    /// `"victim"`: pace that cleaning by the victim being cleaned instead (no ratio to set).
+    /// Written only when set.
+    #[serde(skip_serializing_if = "UrgentPace::is_first")]
+    pub urgent_gc_pace: UrgentPace,
     /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
     /// flash) before background work goes first on its die.
     pub hard_threshold_erases: u32,
@@ -74,6 +96,7 @@ impl Default for TimingConfig {
             policy: QueuePolicy::Priority,
             gc_ratio: Vec::new(),
             urgent_gc_ratio: Vec::new(),
+            urgent_gc_pace: UrgentPace::First,
             hard_threshold_erases: 1,
             multi_plane: false,
             suspension: false,
@@ -123,6 +146,16 @@ impl TimingConfig {
                 format!("{:?}", self.urgent_gc_ratio),
                 "[] or [background, host], both positive",
             ));
+        }
+        if self.urgent_gc_pace == UrgentPace::Victim && !self.urgent_gc_ratio.is_empty() {
+            return Err(Error::config(
+                "timing.urgent_gc_pace",
+                "victim",
+                "\"first\" with timing.urgent_gc_ratio set (a fixed pace or the victim's, not both)",
+            ));
+        }
+        if self.policy == QueuePolicy::Fifo && self.urgent_gc_pace == UrgentPace::Victim {
+            return Err(Error::config("timing.urgent_gc_pace", "victim", "\"first\" with timing.policy = \"fifo\""));
         }
         if self.policy == QueuePolicy::Fifo && !self.urgent_gc_ratio.is_empty() {
             return Err(Error::config(
@@ -190,8 +223,15 @@ mod tests {
             let e = TimingConfig { urgent_gc_ratio: bad, ..queued.clone() }.validate().unwrap_err().to_string();
             assert!(e.contains("timing.urgent_gc_ratio") && e.contains("both positive"), "{e}");
         }
-        let fifo = TimingConfig { policy: QueuePolicy::Fifo, ..paced };
+        let fifo = TimingConfig { policy: QueuePolicy::Fifo, ..paced.clone() };
         let e = fifo.validate().unwrap_err().to_string();
         assert!(e.contains("timing.urgent_gc_ratio") && e.contains("fifo"), "{e}");
+        // The victim's pace: written when set, not with a fixed ratio.
+        let victim = TimingConfig { urgent_gc_pace: UrgentPace::Victim, ..queued.clone() };
+        assert!(victim.validate().is_ok());
+        assert!(toml::to_string(&victim).unwrap().contains("urgent_gc_pace = \"victim\""));
+        let both = TimingConfig { urgent_gc_pace: UrgentPace::Victim, ..paced };
+        let e = both.validate().unwrap_err().to_string();
+        assert!(e.contains("timing.urgent_gc_pace") && e.contains("urgent_gc_ratio"), "{e}");
     }
 }

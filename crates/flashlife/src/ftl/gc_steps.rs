@@ -67,10 +67,28 @@ impl Ftl {
     /// above its reserve: the next host block there would reach the reserve, where the write
     /// must wait for cleaning decided at once, so stepped cleaning goes first until it is
     /// further away (MQSim's urgent GC mode, at a plane's hard threshold).
+    ///
+    /// With it, the pace that keeps such a pool level (for a scheduler that paces cleaning
+    /// there rather than serving it first): cleaning a victim of `v` valid pages of `n` takes
+    /// `2v + 1` transactions (each page read and programmed, then the erase) and frees room
+    /// for `n - v` host pages, so that many background transactions per host write keep the
+    /// pool where it is. From the urgent pool's last victim (the one being cleaned, usually).
+    /// (A pace set by the room host writes have left, rising as it shrinks, was tried and
+    /// not kept: updated only at cleaning steps, which a paced die takes rarely, it fell
+    /// behind; `docs/architecture.md`.)
     fn reconsider_urgency(&mut self, die: u32) {
         let first = die * self.geo.planes_per_die;
-        let urgent = (first..first + self.geo.planes_per_die).any(|p| self.urgent(p));
-        self.sched.cleaning_urgent(die, urgent);
+        let urgent = (first..first + self.geo.planes_per_die)
+            .filter(|&p| self.urgent(p))
+            .min_by_key(|&p| self.pools[p as usize].free.len());
+        if let Some(p) = urgent {
+            let v = self.pools[p as usize].own.victim_pages;
+            if v > 0 {
+                let n = self.geo.pages_per_block;
+                self.sched.cleaning_pace(die, 2 * v + 1, n.saturating_sub(v).max(1));
+            }
+        }
+        self.sched.cleaning_urgent(die, urgent.is_some());
     }
 
     /// Decide one step of cleaning on `die` at time `now`: in its pool that owes cleaning and
@@ -192,6 +210,7 @@ impl Ftl {
         } else {
             self.pools[p].own.fruitless = 0;
         }
+        self.pools[p].own.victim_pages = self.blocks.valid[v as usize].div_ceil(self.shape(v).upp.max(1));
         self.blocks.withdraw(v, plane, self.victim.as_mut());
         self.blocks.state[v as usize] = BlockState::Cleaning;
         self.counters.gc_victims += 1;

@@ -130,6 +130,10 @@ struct PlaneState {
     target: usize,
     job: Option<CleanJob>,
     fruitless: u32,
+    /// Valid pages of the last victim taken (`gc_steps.rs`): the pace its die's cleaning
+    /// needs one block from the reserve. 0 before the first.
+    #[serde(default)]
+    victim_pages: u32,
     /// Stepped retirement, levelling and reclaim (`chores.rs`).
     chores: chores::Chores,
     /// What the pool owes was asked for by an idle window (`gc.background`): its moves count
@@ -329,6 +333,7 @@ impl Ftl {
                     target: 0,
                     job: None,
                     fruitless: 0,
+                    victim_pages: 0,
                     chores: chores::Chores::new(),
                     idle: false,
                 };

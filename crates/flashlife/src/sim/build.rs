@@ -1,7 +1,7 @@
 //! From a configuration to the parts of a simulated drive: flash array, scheduler, FTL (or
 //! open-channel host FTL and device), with the techniques the configuration turns on.
 
-use crate::config::{Config, FailureSource, Interface, QueuePolicy, SchedulerKind, WearModelKind};
+use crate::config::{Config, FailureSource, Interface, QueuePolicy, SchedulerKind, UrgentPace, WearModelKind};
 use crate::error::Result;
 use crate::flash::failure::{FailureModel, InjectedFailures};
 use crate::flash::oxide::OxideWear;
@@ -78,6 +78,7 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
                 gc_ratio: (t.gc_ratio.len() == 2).then(|| GcRatio { background: t.gc_ratio[0], host: t.gc_ratio[1] }),
                 urgent_ratio: (t.urgent_gc_ratio.len() == 2)
                     .then(|| GcRatio { background: t.urgent_gc_ratio[0], host: t.urgent_gc_ratio[1] }),
+                urgent_victim: t.urgent_gc_pace == UrgentPace::Victim,
             }),
         };
         let params = QueuedParams {

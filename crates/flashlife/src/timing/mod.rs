@@ -107,16 +107,7 @@ impl Transaction {
     /// `bytes` of host data read from or written into the DRAM data cache.
     #[inline]
     pub fn dram(bytes: u64) -> Self {
-        Transaction {
-            op: Op::Dram,
-            die: 0,
-            block: 0,
-            page: 0,
-            mode: BitMode::Slc,
-            bytes,
-            class: Cause::Host,
-            for_host: false,
-        }
+        Transaction::off_die(Op::Dram, bytes)
     }
 
     /// One encoder run for `page` of `block` (in `mode`) on `die`'s behalf.
@@ -144,16 +135,13 @@ impl Transaction {
     /// A host command carrying `bytes` over the host link.
     #[inline]
     pub fn host(bytes: u64) -> Self {
-        Transaction {
-            op: Op::HostTransfer,
-            die: 0,
-            block: 0,
-            page: 0,
-            mode: BitMode::Slc,
-            bytes,
-            class: Cause::Host,
-            for_host: false,
-        }
+        Transaction::off_die(Op::HostTransfer, bytes)
+    }
+
+    /// Host data moving off the flash (no die, block or page; the fields are unused).
+    #[inline]
+    fn off_die(op: Op, bytes: u64) -> Self {
+        Transaction { op, die: 0, block: 0, page: 0, mode: BitMode::Slc, bytes, class: Cause::Host, for_host: false }
     }
 }
 
@@ -221,6 +209,11 @@ pub trait Scheduler: Send {
     /// more: while on, background work goes first there, so the stepped cleaning catches up
     /// before host writes reach the reserve (only called when [`Scheduler::steps_cleaning`]).
     fn cleaning_urgent(&mut self, _die: u32, _on: bool) {}
+
+    /// The pace that keeps `die`'s urgent pool level: `background` transactions per `host`
+    /// write (from the victim being cleaned). A scheduler that paces cleaning there by the
+    /// victim (`timing.urgent_gc_pace = "victim"`) uses it; the others ignore it.
+    fn cleaning_pace(&mut self, _die: u32, _background: u32, _host: u32) {}
 
     /// Has the work `d` names finished, and when? `Some` with its completion as a plain time,
     /// `None` while it is pending. A scheduler that knows completions at submission (the

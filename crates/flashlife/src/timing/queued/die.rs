@@ -4,7 +4,7 @@
 //! bumping the die's generation when its operation is suspended.
 
 use super::events::Kind;
-use super::policy::Class;
+use super::policy::{Class, GcRatio};
 use super::slab::NONE;
 use super::stats::QueuedStats;
 use super::{Completion, Queued};
@@ -60,6 +60,9 @@ pub(super) struct Die {
     /// When it last went idle (0 before its first work).
     #[serde(default)]
     pub idle_since: u64,
+    /// The pace its urgent pool's cleaning needs (`Queued::set_pace`), if known.
+    #[serde(default)]
+    pub pace: Option<GcRatio>,
 }
 
 impl Die {
@@ -82,6 +85,7 @@ impl Die {
             dirty: false,
             busy_since: 0,
             idle_since: 0,
+            pace: None,
             bg_since: u64::MAX,
         }
     }
@@ -116,6 +120,7 @@ impl Queued {
         let urgent = die.urgent || (die.urgent_writes && !reads && !paced);
         let mut cand = self.queues.candidates(&self.slab, d, urgent, self.policy.reads_arrivals());
         cand.paced = paced;
+        cand.pace = die.pace;
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;

@@ -307,6 +307,12 @@ impl Queued {
         (ch.free_at <= self.now && !ch.pending && ch.out.is_empty() && ch.want.is_empty()).then_some(ch.free_at)
     }
 
+    /// The pace die `d`'s urgent pool needs (`Scheduler::cleaning_pace`): a policy that paces
+    /// cleaning by the victim uses it while the die is flagged with `set_urgent_writes`.
+    pub fn set_pace(&mut self, d: u32, pace: GcRatio) {
+        self.dies[d as usize].pace = Some(pace);
+    }
+
     /// Ready transactions of `class` waiting on die `d` (not started).
     pub fn queue_len(&self, d: u32, class: Class) -> u32 {
         self.queues.len(d, class)

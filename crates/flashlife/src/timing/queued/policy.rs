@@ -64,6 +64,8 @@ pub struct Candidates {
     /// policy paces cleaning there ([`Policy::paces_urgent_writes`]) instead of serving it
     /// before host writes.
     pub paced: bool,
+    /// The pace the die's urgent pool needs, from its victim (`Queued::set_pace`), if known.
+    pub pace: Option<GcRatio>,
 }
 
 impl Candidates {
@@ -149,16 +151,19 @@ pub struct Priority {
     pub gc_ratio: Option<GcRatio>,
     #[serde(default)]
     pub urgent_ratio: Option<GcRatio>,
+    /// Pace an urgent die by its victim (`Candidates::pace`) instead of a fixed ratio.
+    #[serde(default)]
+    pub urgent_victim: bool,
 }
 
 impl Priority {
     /// The pace in force on a die: the urgent one where it is paced.
     #[inline]
     fn ratio(&self, c: &Candidates) -> Option<GcRatio> {
-        if c.paced {
-            self.urgent_ratio
-        } else {
-            self.gc_ratio
+        match (c.paced, self.urgent_victim) {
+            (true, true) => c.pace,
+            (true, false) => self.urgent_ratio,
+            (false, _) => self.gc_ratio,
         }
     }
 }
@@ -170,13 +175,15 @@ impl Policy for Priority {
     }
 
     fn paces_urgent_writes(&self) -> bool {
-        self.urgent_ratio.is_some()
+        self.urgent_ratio.is_some() || self.urgent_victim
     }
 
     #[inline]
     fn pick(&self, c: &Candidates, credit: u32) -> Class {
         let bg = c.has(Class::Background);
-        if bg && c.urgent {
+        // Urgent; or paced by a victim not known yet, which serves it first as unpaced
+        // (host reads still go first there).
+        if bg && (c.urgent || (c.paced && self.ratio(c).is_none() && !c.has(Class::HostRead))) {
             return Class::Background;
         }
         if bg {
@@ -215,7 +222,7 @@ mod tests {
     use super::*;
 
     fn cands(classes: &[Class], urgent: bool) -> Candidates {
-        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent, paced: false };
+        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent, paced: false, pace: None };
         for (i, &class) in classes.iter().enumerate() {
             c.mask |= class.bit();
             c.head_arrival[class as usize] = i as u64;
@@ -269,7 +276,7 @@ mod tests {
         // Reference: the ratio's definition; with both classes always waiting, 20 starts at
         // 1:4 are 4 background and 16 host, at 2:1 about two thirds background.
         for (ratio, want_bg) in [(GcRatio { background: 1, host: 4 }, 4), (GcRatio { background: 2, host: 1 }, 13)] {
-            let p = Priority { gc_ratio: Some(ratio), urgent_ratio: None };
+            let p = Priority { gc_ratio: Some(ratio), urgent_ratio: None, urgent_victim: false };
             let c = cands(&[Class::HostWrite, Class::Background], false);
             let mut credit = 0;
             let mut bg = 0;
@@ -281,7 +288,8 @@ mod tests {
             assert_eq!(bg, want_bg, "{ratio:?}");
         }
         // No background waiting: no credit builds up.
-        let p = Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }), urgent_ratio: None };
+        let p =
+            Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }), urgent_ratio: None, urgent_victim: false };
         let mut credit = 0;
         p.started(Class::HostRead, &cands(&[Class::HostRead], false), &mut credit);
         assert_eq!(credit, 0);

@@ -38,7 +38,7 @@ mod tests;
 pub use summary::SchedulerSummary;
 
 use crate::stats::timeseries::SchedTotals;
-use crate::timing::queued::{Class, Completion, Queued};
+use crate::timing::queued::{Class, Completion, GcRatio, Queued};
 use crate::timing::{Done, EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
 use stock::Stock;
@@ -520,6 +520,10 @@ impl Scheduler for QueuedScheduler {
             self.urgency[die as usize].cleaning = on;
             self.reconsider(die);
         }
+    }
+
+    fn cleaning_pace(&mut self, die: u32, background: u32, host: u32) {
+        self.engine.set_pace(die, GcRatio { background, host });
     }
 
     fn hard_threshold(&mut self, die: u32) {
