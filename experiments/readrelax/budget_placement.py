@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import flashlife
-from flashlife.reproduce.readrelax import TRACE_SAMPLING, hinted_trace, readrelax_drive
+from flashlife.reproduce.readrelax import TRACE_SAMPLING, hinted_trace, hinted_trace_config, readrelax_drive
 
 
 def main() -> None:
@@ -52,19 +52,7 @@ def main() -> None:
     t0 = time.time()
     for label, policy, rule, latency, placed in rows:
         path = hinted_trace(src, rule, out / f"wsrch-{rule}.csv", logical)
-        cfg = dict(
-            drive,
-            **{
-                "reliability.read_reclaim": policy,
-                "workload.kind": "trace",
-                "workload.trace.path": str(path),
-                "workload.trace.format": "flashlife",
-                "workload.trace.loops": 0,
-                "workload.trace.time_scale": TRACE_SAMPLING,
-                "workload.trace.fold": "modulo",
-                "ftl.precondition": "full",
-            },
-        )
+        cfg = hinted_trace_config(drive, policy, path)
         if policy == "hinted":
             cfg["reliability.hint_latency"] = latency
             cfg["reliability.budget_placement"] = placed

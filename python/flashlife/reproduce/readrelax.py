@@ -365,6 +365,26 @@ TRACE_HINTS = [
 TRACE_SAMPLING = 100.0
 
 
+def hinted_trace_config(drive: dict, policy: str, path: Path) -> dict:
+    """`drive` replaying the hinted trace at `path` (from `hinted_trace`) endlessly, sampled
+    as the reproduction samples it, with `policy` as `reliability.read_reclaim`."""
+    return dict(
+        drive,
+        **{
+            "reliability.read_reclaim": policy,
+            "workload.kind": "trace",
+            "workload.trace.path": str(path),
+            "workload.trace.format": "flashlife",
+            "workload.trace.loops": 0,
+            "workload.trace.time_scale": TRACE_SAMPLING,
+            "workload.trace.fold": "modulo",
+            # A sequential fill: a block holds neighbouring addresses, so the reads of one half
+            # of the space start on blocks of their own.
+            "ftl.precondition": "full",
+        },
+    )
+
+
 def hinted_trace(trace: Path, rule: str, out: Path, logical: int) -> Path:
     """An MQSim-format trace (`time_ns device lba sectors read`) as flashlife CSV with a
     `budget_us` column filled by `rule`: `none`, `all400`, `all250`, `half400` (every other
@@ -428,21 +448,7 @@ def readrelax_trace_hints(ctx: Context) -> Section:
     jobs = []
     for i, (_label, policy, rule) in enumerate(rules):
         path = hinted_trace(src, rule, folder / f"wsrch-{rule}.csv", logical)
-        base = dict(
-            drive,
-            **{
-                "reliability.read_reclaim": policy,
-                "workload.kind": "trace",
-                "workload.trace.path": str(path),
-                "workload.trace.format": "flashlife",
-                "workload.trace.loops": 0,
-                "workload.trace.time_scale": TRACE_SAMPLING,
-                "workload.trace.fold": "modulo",
-                # A sequential fill: a block holds neighbouring addresses, so the reads of one half
-                # of the space start on blocks of their own.
-                "ftl.precondition": "full",
-            },
-        )
+        base = hinted_trace_config(drive, policy, path)
         jobs.append((f"hints_trace_{i}", base, {"until": f"time:{days}d"}))
     frames = ctx.sweeps(jobs)
     s.columns = [

@@ -131,21 +131,15 @@ impl TimingConfig {
                 return Err(Error::config(format!("timing.{key}"), v, "a duration in microseconds, >= 0"));
             }
         }
-        if !(self.gc_ratio.is_empty() || (self.gc_ratio.len() == 2 && self.gc_ratio.iter().all(|&v| v > 0))) {
-            return Err(Error::config(
-                "timing.gc_ratio",
-                format!("{:?}", self.gc_ratio),
-                "[] or [background, host], both positive",
-            ));
-        }
-        if !(self.urgent_gc_ratio.is_empty()
-            || (self.urgent_gc_ratio.len() == 2 && self.urgent_gc_ratio.iter().all(|&v| v > 0)))
-        {
-            return Err(Error::config(
-                "timing.urgent_gc_ratio",
-                format!("{:?}", self.urgent_gc_ratio),
-                "[] or [background, host], both positive",
-            ));
+        let ratios = [("gc_ratio", &self.gc_ratio), ("urgent_gc_ratio", &self.urgent_gc_ratio)];
+        for (key, ratio) in ratios {
+            if !(ratio.is_empty() || (ratio.len() == 2 && ratio.iter().all(|&v| v > 0))) {
+                return Err(Error::config(
+                    format!("timing.{key}"),
+                    format!("{ratio:?}"),
+                    "[] or [background, host], both positive",
+                ));
+            }
         }
         if self.urgent_gc_pace == UrgentPace::Victim && !self.urgent_gc_ratio.is_empty() {
             return Err(Error::config(
@@ -154,22 +148,22 @@ impl TimingConfig {
                 "\"first\" with timing.urgent_gc_ratio set (a fixed pace or the victim's, not both)",
             ));
         }
-        if self.policy == QueuePolicy::Fifo && self.urgent_gc_pace == UrgentPace::Victim {
-            return Err(Error::config("timing.urgent_gc_pace", "victim", "\"first\" with timing.policy = \"fifo\""));
-        }
-        if self.policy == QueuePolicy::Fifo && !self.urgent_gc_ratio.is_empty() {
-            return Err(Error::config(
-                "timing.urgent_gc_ratio",
-                format!("{:?}", self.urgent_gc_ratio),
-                "[] with timing.policy = \"fifo\"",
-            ));
-        }
-        if self.policy == QueuePolicy::Fifo && !self.gc_ratio.is_empty() {
-            return Err(Error::config(
-                "timing.gc_ratio",
-                format!("{:?}", self.gc_ratio),
-                "[] with timing.policy = \"fifo\"",
-            ));
+        if self.policy == QueuePolicy::Fifo {
+            // FIFO orders by arrival alone: no class, so no pace.
+            if self.urgent_gc_pace == UrgentPace::Victim {
+                return Err(Error::config(
+                    "timing.urgent_gc_pace",
+                    "victim",
+                    "\"first\" with timing.policy = \"fifo\"",
+                ));
+            }
+            if let Some((key, ratio)) = ratios.into_iter().find(|(_, r)| !r.is_empty()) {
+                return Err(Error::config(
+                    format!("timing.{key}"),
+                    format!("{ratio:?}"),
+                    "[] with timing.policy = \"fifo\"",
+                ));
+            }
         }
         if self.suspension && self.max_suspensions == 0 {
             return Err(Error::config("timing.max_suspensions", 0, "at least 1 when timing.suspension is on"));

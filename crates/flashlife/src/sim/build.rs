@@ -15,7 +15,7 @@ use crate::host::open_channel::{self, OpenChannel};
 use crate::host::Drive;
 use crate::seeds::stream_seed;
 use crate::techniques;
-use crate::timing::queued::{Fifo, GcRatio, MultiPlane, Policy, Priority};
+use crate::timing::queued::{Fifo, GcRatio, MultiPlane, NearReserve, Policy, Priority};
 use crate::timing::{Queued, QueuedParams, QueuedScheduler, Reservation, Scheduler, Suspension};
 use crate::workload::WorkloadContext;
 
@@ -76,9 +76,11 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
             QueuePolicy::Fifo => Box::new(Fifo),
             QueuePolicy::Priority => Box::new(Priority {
                 gc_ratio: (t.gc_ratio.len() == 2).then(|| GcRatio { background: t.gc_ratio[0], host: t.gc_ratio[1] }),
-                urgent_ratio: (t.urgent_gc_ratio.len() == 2)
-                    .then(|| GcRatio { background: t.urgent_gc_ratio[0], host: t.urgent_gc_ratio[1] }),
-                urgent_victim: t.urgent_gc_pace == UrgentPace::Victim,
+                near_reserve: match (t.urgent_gc_pace, t.urgent_gc_ratio.as_slice()) {
+                    (UrgentPace::Victim, _) => NearReserve::Victim,
+                    (UrgentPace::First, &[background, host]) => NearReserve::Ratio(GcRatio { background, host }),
+                    (UrgentPace::First, _) => NearReserve::First,
+                },
             }),
         };
         let params = QueuedParams {

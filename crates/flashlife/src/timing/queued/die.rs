@@ -115,11 +115,8 @@ impl Queued {
             return;
         }
         let die = &self.dies[d as usize];
-        let reads = self.queues.mask(d) & Class::HostRead.bit() != 0;
-        let paced = !die.urgent && die.urgent_writes && self.policy.paces_urgent_writes();
-        let urgent = die.urgent || (die.urgent_writes && !reads && !paced);
-        let mut cand = self.queues.candidates(&self.slab, d, urgent, self.policy.reads_arrivals());
-        cand.paced = paced;
+        let mut cand = self.queues.candidates(&self.slab, d, die.urgent, self.policy.reads_arrivals());
+        cand.near_reserve = die.urgent_writes && !die.urgent;
         cand.pace = die.pace;
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);

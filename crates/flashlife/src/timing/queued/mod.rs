@@ -84,7 +84,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use policy::{Candidates, Class, Fifo, GcRatio, Policy, Priority, CLASSES};
+pub use policy::{Candidates, Class, Fifo, GcRatio, NearReserve, Policy, Priority, CLASSES};
 pub use stats::{DepthStats, QueuedStats};
 
 use crate::flash::ArrayTimes;

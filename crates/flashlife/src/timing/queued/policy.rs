@@ -58,13 +58,14 @@ pub struct Candidates {
     /// Arrival number of each class's head (smaller arrived earlier); meaningless for an
     /// empty class.
     pub head_arrival: [u64; CLASSES],
-    /// The caller's hard-threshold flag for this die (see `Queued::set_urgent`).
+    /// The caller's hard-threshold flag for this die (see `Queued::set_urgent`): background
+    /// work before everything.
     pub urgent: bool,
-    /// The die's pool is one block from its reserve (`Queued::set_urgent_writes`) and the
-    /// policy paces cleaning there ([`Policy::paces_urgent_writes`]) instead of serving it
-    /// before host writes.
-    pub paced: bool,
-    /// The pace the die's urgent pool needs, from its victim (`Queued::set_pace`), if known.
+    /// A pool of the die is one block from its reserve (`Queued::set_urgent_writes`) and the
+    /// die is not `urgent`: background work before host writes, or paced against them.
+    pub near_reserve: bool,
+    /// The pace the die's pool near its reserve needs, from its victim (`Queued::set_pace`),
+    /// if known.
     pub pace: Option<GcRatio>,
 }
 
@@ -93,12 +94,6 @@ pub trait Policy: Send {
     /// record of every non-empty queue, and a deep background queue's head is rarely in
     /// cache; a policy that orders by class alone says no.
     fn reads_arrivals(&self) -> bool {
-        false
-    }
-
-    /// Does the policy pace background work against host writes on a die whose pool is one
-    /// block from its reserve (`Candidates::paced`), rather than serve it first?
-    fn paces_urgent_writes(&self) -> bool {
         false
     }
 }
@@ -144,27 +139,50 @@ pub struct GcRatio {
 /// - with a [`GcRatio`], background work waiting behind host work still gets its share
 ///   (soft threshold); without one it runs only when the die has no host work.
 ///
-/// With `urgent_ratio`, a die whose pool is one block from its reserve paces its cleaning
-/// against host writes at that ratio (`Candidates::paced`) instead of serving it first.
+/// A die whose pool is one block from its reserve (`Candidates::near_reserve`) serves its
+/// background work before host writes, or paces it against them (`near_reserve`).
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Priority {
     pub gc_ratio: Option<GcRatio>,
     #[serde(default)]
-    pub urgent_ratio: Option<GcRatio>,
-    /// Pace an urgent die by its victim (`Candidates::pace`) instead of a fixed ratio.
-    #[serde(default)]
-    pub urgent_victim: bool,
+    pub near_reserve: NearReserve,
+}
+
+/// How [`Priority`] serves background work on a die whose pool is near its reserve.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum NearReserve {
+    /// Before host writes (host reads still first).
+    #[default]
+    First,
+    /// Against host writes at this ratio.
+    Ratio(GcRatio),
+    /// Against host writes at the pace its victim needs (`Candidates::pace`); first until
+    /// one is known.
+    Victim,
 }
 
 impl Priority {
-    /// The pace in force on a die: the urgent one where it is paced.
+    /// The pace in force on a die: near the reserve, the one `near_reserve` says (none when
+    /// served first); elsewhere the soft threshold's.
     #[inline]
     fn ratio(&self, c: &Candidates) -> Option<GcRatio> {
-        match (c.paced, self.urgent_victim) {
-            (true, true) => c.pace,
-            (true, false) => self.urgent_ratio,
-            (false, _) => self.gc_ratio,
+        match (c.near_reserve, self.near_reserve) {
+            (true, NearReserve::Ratio(r)) => Some(r),
+            (true, NearReserve::Victim) => c.pace,
+            _ => self.gc_ratio,
         }
+    }
+
+    /// Does background work go before host writes on this die? Urgent dies; and near the
+    /// reserve with no pace, unless host reads wait (they use no free block).
+    #[inline]
+    fn background_first(&self, c: &Candidates) -> bool {
+        let unpaced = match self.near_reserve {
+            NearReserve::First => true,
+            NearReserve::Ratio(_) => false,
+            NearReserve::Victim => c.pace.is_none(),
+        };
+        c.urgent || (c.near_reserve && unpaced && !c.has(Class::HostRead))
     }
 }
 
@@ -174,16 +192,10 @@ impl Policy for Priority {
         "priority"
     }
 
-    fn paces_urgent_writes(&self) -> bool {
-        self.urgent_ratio.is_some() || self.urgent_victim
-    }
-
     #[inline]
     fn pick(&self, c: &Candidates, credit: u32) -> Class {
         let bg = c.has(Class::Background);
-        // Urgent; or paced by a victim not known yet, which serves it first as unpaced
-        // (host reads still go first there).
-        if bg && (c.urgent || (c.paced && self.ratio(c).is_none() && !c.has(Class::HostRead))) {
+        if bg && self.background_first(c) {
             return Class::Background;
         }
         if bg {
@@ -222,7 +234,7 @@ mod tests {
     use super::*;
 
     fn cands(classes: &[Class], urgent: bool) -> Candidates {
-        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent, paced: false, pace: None };
+        let mut c = Candidates { mask: 0, head_arrival: [u64::MAX; CLASSES], urgent, near_reserve: false, pace: None };
         for (i, &class) in classes.iter().enumerate() {
             c.mask |= class.bit();
             c.head_arrival[class as usize] = i as u64;
@@ -276,7 +288,7 @@ mod tests {
         // Reference: the ratio's definition; with both classes always waiting, 20 starts at
         // 1:4 are 4 background and 16 host, at 2:1 about two thirds background.
         for (ratio, want_bg) in [(GcRatio { background: 1, host: 4 }, 4), (GcRatio { background: 2, host: 1 }, 13)] {
-            let p = Priority { gc_ratio: Some(ratio), urgent_ratio: None, urgent_victim: false };
+            let p = Priority { gc_ratio: Some(ratio), near_reserve: NearReserve::First };
             let c = cands(&[Class::HostWrite, Class::Background], false);
             let mut credit = 0;
             let mut bg = 0;
@@ -288,8 +300,7 @@ mod tests {
             assert_eq!(bg, want_bg, "{ratio:?}");
         }
         // No background waiting: no credit builds up.
-        let p =
-            Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }), urgent_ratio: None, urgent_victim: false };
+        let p = Priority { gc_ratio: Some(GcRatio { background: 1, host: 1 }), near_reserve: NearReserve::First };
         let mut credit = 0;
         p.started(Class::HostRead, &cands(&[Class::HostRead], false), &mut credit);
         assert_eq!(credit, 0);

@@ -218,8 +218,9 @@ impl QueuedScheduler {
         }
         let cost = self.engine.cost_ns(tx);
         let value = self.tokens.unique_value(base.max(now) + cost);
-        let host = tx.on_host_path() && tx.op.uses_die();
-        let stock = !tx.on_host_path() && tx.op.uses_die();
+        let on_host = tx.on_host_path();
+        let host = on_host && tx.op.uses_die();
+        let stock = !on_host && tx.op.uses_die();
         if stock {
             self.stock.submitted(tx.die);
         }
@@ -233,8 +234,8 @@ impl QueuedScheduler {
             urgent_holds: 0,
             epoch: self.urgency[tx.die as usize].epoch,
             waiters: NONE,
-            background: !tx.on_host_path(),
-            owes_erase: tx.op == Op::Erase && !tx.on_host_path(),
+            background: !on_host,
+            owes_erase: tx.op == Op::Erase && !on_host,
             stock,
         });
         self.counts.transactions += 1;
@@ -248,7 +249,7 @@ impl QueuedScheduler {
         }
         if tx.op == Op::Erase {
             self.erase_of[tx.block as usize] = id;
-            if !tx.on_host_path() {
+            if !on_host {
                 self.urgency[tx.die as usize].owed_erases += 1;
                 self.reconsider(tx.die);
             }

@@ -38,13 +38,7 @@ fn engine(policy: Box<dyn Policy>) -> Queued {
 fn an_engine_restored_mid_run_completes_exactly_as_the_original() {
     let policies: [fn() -> Box<dyn Policy>; 2] = [
         || Box::new(Fifo),
-        || {
-            Box::new(Priority {
-                gc_ratio: Some(GcRatio { background: 1, host: 3 }),
-                urgent_ratio: None,
-                urgent_victim: false,
-            })
-        },
+        || Box::new(Priority { gc_ratio: Some(GcRatio { background: 1, host: 3 }), near_reserve: NearReserve::First }),
     ];
     for policy in policies {
         let mut q = engine(policy());
