@@ -41,13 +41,22 @@ fn drive(extra: &[String]) -> Vec<String> {
 }
 
 fn run_with(sets: &[String], spec: PoissonSpec) -> RunOutput {
+    run_wrapped(sets, spec, |wl, _| Box::new(wl))
+}
+
+/// Open-loop Poisson `spec` over the whole logical space (its bytes given to `wrap`), through
+/// `wrap` (a workload that changes some of its requests).
+fn run_wrapped(
+    sets: &[String],
+    spec: PoissonSpec,
+    wrap: impl FnOnce(PoissonRandom, u64) -> Box<dyn Workload>,
+) -> RunOutput {
     let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
     let cfg = common::config(&refs);
     let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
-    let wl =
-        PoissonRandom::new(spec, layout.logical_units as u64 * layout.unit_bytes, stream_seed(cfg.seed, "workload"))
-            .unwrap();
-    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
+    let bytes = layout.logical_units as u64 * layout.unit_bytes;
+    let wl = PoissonRandom::new(spec, bytes, stream_seed(cfg.seed, "workload")).unwrap();
+    let mut sim = Simulator::with_workload(cfg, wrap(wl, bytes)).unwrap();
     sim.set_open_loop(true);
     sim.run().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -383,17 +392,10 @@ impl Workload for AlternateSizes {
 fn budget_run(days: u32, extra: &[&str]) -> RunOutput {
     let mut sets: Vec<String> = vec![format!("run.until=\"time:{days}d\""), "reliability.long_read_us=600".into()];
     sets.extend(extra.iter().map(|s| s.to_string()));
-    let sets = drive(&sets);
-    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-    let cfg = common::config(&refs);
-    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
-    let bytes = layout.logical_units as u64 * layout.unit_bytes;
     let spec = PoissonSpec { rate_per_s: 2.0, ..file_server() };
-    let inner = PoissonRandom::new(spec, bytes, stream_seed(cfg.seed, "workload")).unwrap();
-    let wl = AlternateSizes { inner, last_slot: bytes / 16384 - 1, reads: 0 };
-    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
-    sim.set_open_loop(true);
-    sim.run().unwrap_or_else(|e| panic!("{e}"))
+    run_wrapped(&drive(&sets), spec, |inner, bytes| {
+        Box::new(AlternateSizes { inner, last_slot: bytes / 16384 - 1, reads: 0 })
+    })
 }
 
 const HINT_600: &str = "reliability.hints=[{budget_us=600}]";
@@ -478,17 +480,8 @@ impl Workload for HalfHinted {
 fn half_hinted_run(days: u32, extra: &[&str]) -> RunOutput {
     let mut sets = vec![format!("run.until=\"time:{days}d\""), "ftl.integrity_oracle=true".to_string()];
     sets.extend(extra.iter().map(|s| s.to_string()));
-    let sets = drive(&sets);
-    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-    let cfg = common::config(&refs);
-    let layout = flashlife::ftl::Layout::of(&cfg).unwrap();
-    let bytes = layout.logical_units as u64 * layout.unit_bytes;
     let spec = PoissonSpec { rate_per_s: 1.0, read_ratio: 0.999, request_size: 16384, ..Default::default() };
-    let inner = PoissonRandom::new(spec, bytes, stream_seed(cfg.seed, "workload")).unwrap();
-    let wl = HalfHinted { inner, half: bytes / 2, budget_us: 400 };
-    let mut sim = Simulator::with_workload(cfg, Box::new(wl)).unwrap();
-    sim.set_open_loop(true);
-    sim.run().unwrap_or_else(|e| panic!("{e}"))
+    run_wrapped(&drive(&sets), spec, |inner, bytes| Box::new(HalfHinted { inner, half: bytes / 2, budget_us: 400 }))
 }
 
 const HINTED: &str = "reliability.read_reclaim=\"hinted\"";
