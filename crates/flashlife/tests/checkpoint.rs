@@ -221,11 +221,14 @@ fn reusable_ssd_with_recency_classification_and_the_first_write_reserve() {
 
 #[test]
 fn open_channel_ft_passd_with_a_program_failure() {
-    let cfg = config(
-        "ftpassd-small",
-        &["run.until=requests:20000", "failures.program_fail_rate=0.002", "ftl.integrity_oracle=true"],
-    );
-    check_resume(cfg, &[9_000], "ft-passd");
+    // Under the queued scheduler, stopped with the host FTL's cleaning part-stepped.
+    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
+        let cfg = config(
+            "ftpassd-small",
+            &["run.until=requests:20000", "failures.program_fail_rate=0.002", "ftl.integrity_oracle=true", scheduler],
+        );
+        check_resume(cfg, &[9_000], &format!("ft-passd, {scheduler}"));
+    }
 }
 
 #[test]

@@ -191,11 +191,25 @@ impl Workload for Mixed {
 
 #[test]
 fn every_acknowledged_write_survives_failures_and_migrations() {
-    for p in ["ocssd", "ft_passd_no_shift", "ft_passd"] {
+    // Under the queued scheduler the host FTL's cleaning is stepped between host commands.
+    // FT-PASSD with shift is left out there: its idle migration does not run on this mix under
+    // the queued scheduler (it did not before the stepping either; not yet examined).
+    for (p, scheduler) in [("ocssd", "reservation"), ("ft_passd_no_shift", "reservation"), ("ft_passd", "reservation")]
+        .into_iter()
+        .chain([("ocssd", "queued"), ("ft_passd_no_shift", "queued")])
+    {
+        let sched = format!("timing.scheduler={scheduler}");
         let cfg = config(
             "ftpassd-small",
-            &[&policy(p), "failures.program_fail_rate=0.002", "run.until=writes:1.5dw", "ftl.precondition=full"],
+            &[
+                &policy(p),
+                "failures.program_fail_rate=0.002",
+                "run.until=writes:1.5dw",
+                "ftl.precondition=full",
+                &sched,
+            ],
         );
+        let p = &format!("{p}, {scheduler}")[..];
         let lay = flashlife::host::open_channel::layout(&cfg).unwrap();
         let span_pages = lay.logical_units as u64 * lay.unit_bytes / 16384;
         let wl = Mixed { rng: 0x9e37_79b9_7f4a_7c15, t: 0, span_pages, page: 16384 };
@@ -208,7 +222,7 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
         assert!(s.gc.victims > 0, "{p}: no host GC");
         assert_eq!(s.integrity.out_of_order_programs, 0, "{p}");
         let d = &s.open_channel.as_ref().unwrap().device;
-        match p {
+        match p.split(',').next().unwrap() {
             "ocssd" => assert!(d.failures_reported > 0 && d.failures_handled == 0),
             "ft_passd" => assert!(d.migrations > 0 && d.migrated_pages > 0, "{p}: {d:?}"),
             _ => assert!(d.foreground_copied_pages > 0, "{p}: {d:?}"),
@@ -216,6 +230,46 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
         // Physical programs equal the programs counted by cause.
         assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs, "{p}");
     }
+}
+
+/// The host FTL cleans as the block FTL does under the queued scheduler: a parallel unit
+/// below its low watermark owes cleaning, stepped when its die has room for background work,
+/// and only a unit at its reserve cleans at once with the write waiting. Before (2026-11-24)
+/// it cleaned at once at the low watermark: on this drive 312 episodes each held host
+/// programs behind a whole clean-up, 22.6 s of host programs waited for erases, and the write
+/// p99 was 23.6 ms against 1.43 ms under reservation.
+#[test]
+fn the_host_ftls_cleaning_is_stepped_under_the_queued_scheduler() {
+    let run = |scheduler: &str| {
+        let cfg = config("ftpassd-small", &[&format!("timing.scheduler={scheduler}"), "run.progress=\"off\""]);
+        Simulator::new(cfg).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{scheduler}: {e}"))
+    };
+    let (q, r) = (run("queued"), run("reservation"));
+    let (qs, rs) = (&q.summary, &r.summary);
+    assert!(qs.gc.victims > 100, "the run should clean: {} victims", qs.gc.victims);
+    let sch = qs.scheduler.as_ref().expect("a queued run has a scheduler section");
+    // Host work held behind background work is the exception (the reserve), not the rule.
+    assert!(
+        sch.host_blocked_episodes * 5 < sch.hard_threshold_episodes.max(1),
+        "{} of {} urgent episodes held host work",
+        sch.host_blocked_episodes,
+        sch.hard_threshold_episodes
+    );
+    let waited_ms = sch.host_wait_on_erase_ns as f64 / 1e6;
+    let writes_ms = qs.latency_us.write.mean * qs.latency_us.write.count as f64 / 1e3;
+    assert!(
+        waited_ms < 0.01 * writes_ms,
+        "host programs waited {waited_ms:.1} ms for erases of {writes_ms:.1} ms of writes"
+    );
+    assert!(
+        qs.latency_us.write.p99 <= rs.latency_us.write.p99,
+        "write p99 {:.1} us queued, {:.1} us reservation",
+        qs.latency_us.write.p99,
+        rs.latency_us.write.p99
+    );
+    // The same decisions up to the order of moves: write amplification within 1%.
+    let (wq, wr) = (qs.write_amplification, rs.write_amplification);
+    assert!((wq / wr - 1.0).abs() < 0.01, "WA {wq:.4} queued, {wr:.4} reservation");
 }
 
 #[test]

@@ -103,7 +103,7 @@ impl Ftl {
         let plane =
             (first..first + self.geo.planes_per_die).find(|&p| !self.pools[p as usize].own.chores.is_empty())?;
         let pool = &self.pools[plane as usize];
-        if pool.free.len() <= GC_RESERVE_BLOCKS && !pool.own.owes {
+        if pool.free.len() <= GC_RESERVE_BLOCKS && !pool.own.debt.owes {
             self.owe_cleaning(plane, GC_RESERVE_BLOCKS + 1);
         }
         Some((plane, self.urgent(plane)))

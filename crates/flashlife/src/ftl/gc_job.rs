@@ -12,9 +12,9 @@
 //! erase) and says whether more is left, so a scheduler that interleaves GC with host work can
 //! advance a job between host operations and preempt it between pages. Under the queued
 //! scheduler the block FTL's soft-threshold and idle-window GC, failed blocks, levelling and
-//! reclaim are stepped that way, a page when a die has room (`gc_steps.rs`, `chores.rs`);
-//! every other caller (the reservation scheduler, fast-forward, the open-channel host FTL,
-//! the hard threshold) runs a job to its end at once
+//! reclaim, and the open-channel host FTL's soft-threshold GC, are stepped that way, a page
+//! when a die has room (`gc_steps.rs`, `chores.rs`, `gc_debt.rs`); every other caller (the
+//! reservation scheduler, fast-forward, the hard threshold) runs a job to its end at once
 //! ([`Cleaner::run_job`]), in the order the work was always done, so those results are those
 //! of the whole-block relocation the job replaced.
 

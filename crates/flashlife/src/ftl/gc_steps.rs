@@ -45,52 +45,6 @@ impl Ftl {
         self.technique.is_none() && !self.foreground_gc && self.sched.steps_cleaning()
     }
 
-    /// `plane` owes cleaning up to `target` free blocks: its die will be asked to step it.
-    pub(super) fn owe_cleaning(&mut self, plane: u32, target: usize) {
-        let own = &mut self.pools[plane as usize].own;
-        own.target = if own.owes { own.target.max(target) } else { target };
-        own.owes = true;
-        let die = self.die_of_plane(plane);
-        self.sched.cleaning_owed(die);
-        self.reconsider_urgency(die);
-    }
-
-    /// Is `plane`'s pool cleaning before host writes: it owes cleaning with only one block left
-    /// above its reserve (the rule `reconsider_urgency`, rotation and the chores share).
-    #[inline]
-    pub(super) fn urgent(&self, plane: u32) -> bool {
-        let p = &self.pools[plane as usize];
-        p.own.owes && p.free.len() <= GC_RESERVE_BLOCKS + 1
-    }
-
-    /// Tell the scheduler whether a pool of `die` owes cleaning with only one block left
-    /// above its reserve: the next host block there would reach the reserve, where the write
-    /// must wait for cleaning decided at once, so stepped cleaning goes first until it is
-    /// further away (MQSim's urgent GC mode, at a plane's hard threshold).
-    ///
-    /// With it, the pace that keeps such a pool level (for a scheduler that paces cleaning
-    /// there rather than serving it first): cleaning a victim of `v` valid pages of `n` takes
-    /// `2v + 1` transactions (each page read and programmed, then the erase) and frees room
-    /// for `n - v` host pages, so that many background transactions per host write keep the
-    /// pool where it is. From the urgent pool's last victim (the one being cleaned, usually).
-    /// (A pace set by the room host writes have left, rising as it shrinks, was tried and
-    /// not kept: updated only at cleaning steps, which a paced die takes rarely, it fell
-    /// behind; `docs/architecture.md`.)
-    fn reconsider_urgency(&mut self, die: u32) {
-        let first = die * self.geo.planes_per_die;
-        let urgent = (first..first + self.geo.planes_per_die)
-            .filter(|&p| self.urgent(p))
-            .min_by_key(|&p| self.pools[p as usize].free.len());
-        if let Some(p) = urgent {
-            let v = self.pools[p as usize].own.victim_pages;
-            if v > 0 {
-                let n = self.geo.pages_per_block;
-                self.sched.cleaning_pace(die, 2 * v + 1, n.saturating_sub(v).max(1));
-            }
-        }
-        self.sched.cleaning_urgent(die, urgent.is_some());
-    }
-
     /// Decide one step of cleaning on `die` at time `now`: in its pool that owes cleaning and
     /// has the fewest free blocks, the next page's moves or its victim's erase (taking a new
     /// victim when none is being cleaned). Returns false when no pool of the die owes any.
@@ -98,7 +52,6 @@ impl Ftl {
         if !self.steps_cleaning() {
             return false;
         }
-        let first = die * self.geo.planes_per_die;
         // Retirement and reclaim moves first, unless their pool's GC must go first
         // (`chores.rs`).
         while let Some((plane, gc_first)) = self.chore_pool(die).filter(|_| self.death.is_none()) {
@@ -112,15 +65,12 @@ impl Ftl {
             }
         }
         while self.death.is_none() {
-            let owing = (first..first + self.geo.planes_per_die)
-                .filter(|&p| self.pools[p as usize].own.owes)
-                .min_by_key(|&p| self.pools[p as usize].free.len());
-            let Some(plane) = owing else { break };
+            let Some(plane) = self.owing_pool(die) else { break };
             if self.step_pool(plane, now) {
                 self.reconsider_urgency(die);
                 return true;
             }
-            self.pools[plane as usize].own.owes = false;
+            self.pools[plane as usize].own.debt.owes = false;
             self.pools[plane as usize].own.idle = false;
         }
         self.reconsider_urgency(die);
@@ -142,7 +92,7 @@ impl Ftl {
             }
             let high = p.marks.high;
             if self.sched.idle_start(self.geo.die_of_plane(plane), from, until).is_some() {
-                self.pools[plane as usize].own.idle = !self.pools[plane as usize].own.owes;
+                self.pools[plane as usize].own.idle = !self.pools[plane as usize].own.debt.owes;
                 self.owe_cleaning(plane, high);
             }
         }
@@ -153,7 +103,7 @@ impl Ftl {
     /// One step of `plane`'s cleaning; false if it owes none after all.
     fn step_pool(&mut self, plane: u32, now: Done) -> bool {
         let p = plane as usize;
-        let mut job = match self.pools[p].own.job.take() {
+        let mut job = match self.pools[p].own.debt.job.take() {
             Some(job) => job,
             // Once the pool is back to its target, the translation pages the episode's moves
             // changed (a cached map), a page per step, as `collect` rewrites them once per
@@ -176,55 +126,40 @@ impl Ftl {
             self.counters.gc_valid_moved_idle += moved;
         }
         if more {
-            self.pools[p].own.job = Some(job);
+            self.pools[p].own.debt.job = Some(job);
         } else {
             let free = self.pools[p].free.len();
             self.pools[p].marks.cleaned(free);
         }
         true
     }
+}
 
-    /// Has `plane`'s pool the free blocks it owes cleaning back to (its debt's target, at
-    /// most its high watermark)?
-    fn cleaned_enough(&self, plane: u32) -> bool {
-        let p = &self.pools[plane as usize];
-        p.free.len() >= p.own.target.min(p.marks.high)
+/// The block FTL's pools are its planes; their debts are in the planes' state.
+impl SteppedCleaner for Ftl {
+    #[inline]
+    fn debt(&self, plane: u32) -> &Debt {
+        &self.pools[plane as usize].own.debt
     }
-
-    /// A job for `plane`'s next victim, while the pool is below its high watermark and a
-    /// victim gains something (as in `collect_victims`).
-    fn next_victim(&mut self, plane: u32, now: Done) -> Option<CleanJob> {
-        let p = plane as usize;
-        let free = self.pools[p].free.len();
-        if self.cleaned_enough(plane) {
-            self.pools[p].marks.cleaned(free);
-            return None;
-        }
-        let v = self.select_victim(plane)?;
-        if self.gains_nothing(v) {
-            self.pools[p].own.fruitless += 1;
-            if self.victim.chooses_least_valid() || self.pools[p].own.fruitless > self.geo.blocks_per_plane {
-                self.pools[p].own.fruitless = 0;
-                return None;
-            }
-        } else {
-            self.pools[p].own.fruitless = 0;
-        }
-        self.pools[p].own.victim_pages = self.blocks.valid[v as usize].div_ceil(self.shape(v).upp.max(1));
-        self.blocks.withdraw(v, plane, self.victim.as_mut());
-        self.blocks.state[v as usize] = BlockState::Cleaning;
-        self.counters.gc_victims += 1;
-        Some(self.start_job(v, None, now, Cause::Gc, true))
+    #[inline]
+    fn debt_mut(&mut self, plane: u32) -> &mut Debt {
+        &mut self.pools[plane as usize].own.debt
     }
-
-    /// Run `plane`'s job to its end at once (before cleaning there at once: at the hard
-    /// threshold, for a failed block or in an idle window). Returns when its work finishes.
-    pub(super) fn finish_pool_job(&mut self, plane: u32, ready: Done) -> Done {
-        let Some(mut job) = self.pools[plane as usize].own.job.take() else { return ready };
-        job.ready = job.ready.max(ready);
-        let before = self.blocks.valid[job.block as usize];
-        let done = self.run_job(job);
-        self.counters.gc_valid_moved += before as u64;
-        done
+    fn high_watermark(&self, plane: u32) -> usize {
+        self.pools[plane as usize].marks.high
+    }
+    fn mark_cleaned(&mut self, plane: u32) {
+        self.pools[plane as usize].cleaned();
+    }
+    fn pools_of_die(&self, die: u32) -> std::ops::Range<u32> {
+        let first = die * self.geo.planes_per_die;
+        first..first + self.geo.planes_per_die
+    }
+    #[inline]
+    fn die_of_pool(&self, plane: u32) -> u32 {
+        self.die_of_plane(plane)
+    }
+    fn pages_per_block(&self) -> u32 {
+        self.geo.pages_per_block
     }
 }

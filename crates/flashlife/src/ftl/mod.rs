@@ -14,6 +14,7 @@ mod blocks;
 mod chores;
 mod fastdiv;
 mod gc;
+mod gc_debt;
 mod gc_job;
 mod gc_steps;
 mod host_write;
@@ -48,6 +49,7 @@ use crate::stats::{Cause, FlashCounters};
 use crate::timing::{Done, Scheduler, Transaction};
 use bad_block::{BadBlockPolicy, FailureAction, RetireOnFailure, SkipState};
 use fastdiv::Divisor;
+pub(crate) use gc_debt::{Debt, SteppedCleaner};
 pub(crate) use gc_job::{BlockShape, CleanJob, Cleaner};
 use oracle::Oracle;
 use read_model::{NoReadModel, ReadModel, RequestTiming};
@@ -124,16 +126,8 @@ struct PlaneState {
     live_blocks: u32,
     erase_sum: u64,
     erases_since_check: u32,
-    /// Stepped cleaning (`gc_steps.rs`): the pool owes cleaning up to `target` free blocks,
-    /// the victim being cleaned, and victims in a row that gained nothing.
-    owes: bool,
-    target: usize,
-    job: Option<CleanJob>,
-    fruitless: u32,
-    /// Valid pages of the last victim taken (`gc_steps.rs`): the pace its die's cleaning
-    /// needs one block from the reserve. 0 before the first.
-    #[serde(default)]
-    victim_pages: u32,
+    /// Stepped cleaning (`gc_steps.rs`, `gc_debt.rs`): what the pool owes and its job.
+    debt: Debt,
     /// Stepped retirement, levelling and reclaim (`chores.rs`).
     chores: chores::Chores,
     /// What the pool owes was asked for by an idle window (`gc.background`): its moves count
@@ -329,11 +323,7 @@ impl Ftl {
                     live_blocks: geo.blocks_per_plane,
                     erase_sum: 0,
                     erases_since_check: 0,
-                    owes: false,
-                    target: 0,
-                    job: None,
-                    fruitless: 0,
-                    victim_pages: 0,
+                    debt: Debt::default(),
                     chores: chores::Chores::new(),
                     idle: false,
                 };

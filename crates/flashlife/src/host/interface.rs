@@ -221,6 +221,9 @@ impl Drive for OpenChannel {
     fn idle(&mut self, from: u64, until: u64) {
         OpenChannel::idle(self, from, until)
     }
+    fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
+        OpenChannel::step_cleaning(self, die, now)
+    }
     fn host_transfer(&mut self, ready: Done, bytes: u64) -> Done {
         // A write's or trim's first contact with the drive (a read's comes earlier, in `read`).
         self.command_arrived(ready.as_time()); // idle detection: a plain time

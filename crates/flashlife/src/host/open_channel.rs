@@ -26,7 +26,9 @@ use crate::ftl::oracle::Oracle;
 use crate::ftl::pool::{Active, Pool};
 use crate::ftl::trim::{trim_units, TrimCounters};
 use crate::ftl::victim::{self, VictimPolicy};
-use crate::ftl::{BlockShape, BlockState, BlockTable, CleanJob, Cleaner, GcWatermarks, LogicalSpace};
+use crate::ftl::{
+    BlockShape, BlockState, BlockTable, CleanJob, Cleaner, Debt, GcWatermarks, LogicalSpace, SteppedCleaner,
+};
 use crate::ftl::{Layout, Mapping, PageRuns, PoolShape, Stream, UNMAPPED};
 use crate::stats::{Cause, FlashCounters};
 use crate::techniques;
@@ -99,9 +101,9 @@ pub struct OpenChannel {
     blocks: BlockTable<BlockState>,
     /// The device reported a failed program in this chunk: retire it when collected.
     failed: Vec<bool>,
-    /// Free chunks, host and GC write points and GC watermarks per parallel unit (the block
-    /// FTL's pools).
-    pus: Vec<Pool<()>>,
+    /// Free chunks, host and GC write points, GC watermarks and stepped cleaning per parallel
+    /// unit (the block FTL's pools).
+    pus: Vec<Pool<Debt>>,
     stripe: Vec<u32>,
     stripe_pos: usize,
     victim: Box<dyn VictimPolicy>,
@@ -152,7 +154,7 @@ impl OpenChannel {
         let shape = PoolShape { name: "parallel unit", blocks: "chunks", pools: pus_n, blocks_per_pool: cpp };
         let marks = GcWatermarks::of_config(cfg, shape)?;
         marks.required_units(cfg, shape, chunks as u64 * spc as u64, lay.logical_units, spc)?;
-        let pus = (0..pus_n).map(|p| Pool::new(p * cpp..(p + 1) * cpp, marks, ())).collect();
+        let pus = (0..pus_n).map(|p| Pool::new(p * cpp..(p + 1) * cpp, marks, Debt::default())).collect();
         let seed = crate::seeds::stream_seed(cfg.seed, "host_gc");
         let victim = victim::build(cfg.gc.victim, cfg.gc.d_choices, chunks, pus_n, spc, seed)?;
         let slots = chunks as u64 * spc as u64;
@@ -240,13 +242,79 @@ impl OpenChannel {
         self.blocks.unit_invalid(c, self.pu_of(c), self.victim.as_mut());
     }
 
-    /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so
-    /// (the host FTL's GC runs at once, ahead of the write's remaining pages).
+    /// Before a host unit takes a new chunk of `pu`: clean the unit if its watermarks say so.
+    /// As the block FTL does (`ftl/gc_steps.rs`): when the scheduler steps cleaning and a
+    /// free chunk is left above the reserve, the unit owes cleaning and the write goes on
+    /// (the soft threshold); otherwise the host FTL's GC runs at once, ahead of the write's
+    /// remaining pages, and under a stepping scheduler the write waits for it, its die
+    /// serving that work first (the hard threshold).
     fn make_space_for_host(&mut self, pu: u32, ready: Done) {
-        if let Some(target) = self.pus[pu as usize].gc_due() {
-            self.collect(pu, ready, target);
+        let Some(target) = self.pus[pu as usize].gc_due() else { return };
+        let steps = self.steps_cleaning();
+        if steps && self.pus[pu as usize].may_open(Stream::Host) {
+            let free = self.pus[pu as usize].free.len();
+            self.owe_cleaning(pu, free);
+            return;
+        }
+        let done = self.collect(pu, ready, target);
+        self.pus[pu as usize].cleaned();
+        if steps {
+            let sched = self.dev.core.sched.as_mut();
+            sched.hard_threshold(self.geo.die_of_plane(pu));
+            if done != ready {
+                sched.wait_for(done);
+            }
+        }
+    }
+
+    /// Is cleaning owed and stepped on request (the queued scheduler with timing on) rather
+    /// than run at once?
+    #[inline]
+    fn steps_cleaning(&self) -> bool {
+        self.dev.core.sched.steps_cleaning()
+    }
+
+    /// Decide one step of the host FTL's cleaning on `die` at `now`: in its parallel unit
+    /// that owes cleaning and has the fewest free chunks, the next page's moves or its
+    /// victim's erase. Returns false when no unit of the die owes any.
+    pub fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
+        if !self.steps_cleaning() {
+            return false;
+        }
+        while self.death.is_none() {
+            let Some(pu) = self.owing_pool(die) else { break };
+            if self.step_pu(pu, now) {
+                self.reconsider_urgency(die);
+                return true;
+            }
+            self.pus[pu as usize].own.owes = false;
+        }
+        self.reconsider_urgency(die);
+        false
+    }
+
+    /// One step of `pu`'s cleaning; false if it owes none after all.
+    fn step_pu(&mut self, pu: u32, now: Done) -> bool {
+        let mut job = match self.pus[pu as usize].own.job.take() {
+            Some(job) => job,
+            None => match self.next_victim(pu, now) {
+                Some(job) => job,
+                None => return false,
+            },
+        };
+        job.ready = job.ready.max(now);
+        let before = self.blocks.valid[job.block as usize];
+        self.in_gc = true;
+        let more = self.step_job(&mut job);
+        self.in_gc = false;
+        // Units moved by this step (host writes between steps invalidate others: not moved).
+        self.dev.core.counters.gc_valid_moved += (before - self.blocks.valid[job.block as usize]) as u64;
+        if more {
+            self.pus[pu as usize].own.job = Some(job);
+        } else {
             self.pus[pu as usize].cleaned();
         }
+        true
     }
 
     /// Open a chunk for `stream`; host streams leave the last free chunks to GC.
@@ -537,7 +605,9 @@ impl OpenChannel {
             return ready;
         }
         self.in_gc = true;
-        let done = self.collect_victims(pu, ready, target);
+        // A victim being stepped is finished first: it is part-moved, so the cheapest to free.
+        let done = self.finish_pool_job(pu, ready);
+        let done = done.max(self.collect_victims(pu, ready, target));
         self.in_gc = false;
         done
     }
@@ -693,6 +763,34 @@ impl Cleaner for OpenChannel {
             self.retire(chunk);
         }
         erased
+    }
+}
+
+/// The host FTL's pools are its parallel units (planes).
+impl SteppedCleaner for OpenChannel {
+    #[inline]
+    fn debt(&self, pu: u32) -> &Debt {
+        &self.pus[pu as usize].own
+    }
+    #[inline]
+    fn debt_mut(&mut self, pu: u32) -> &mut Debt {
+        &mut self.pus[pu as usize].own
+    }
+    fn high_watermark(&self, pu: u32) -> usize {
+        self.pus[pu as usize].marks.high
+    }
+    fn mark_cleaned(&mut self, pu: u32) {
+        self.pus[pu as usize].cleaned();
+    }
+    fn pools_of_die(&self, die: u32) -> std::ops::Range<u32> {
+        let first = die * self.geo.planes_per_die;
+        first..first + self.geo.planes_per_die
+    }
+    fn die_of_pool(&self, pu: u32) -> u32 {
+        self.geo.die_of_plane(pu)
+    }
+    fn pages_per_block(&self) -> u32 {
+        self.ppb
     }
 }
 
