@@ -11,8 +11,8 @@
 //! Each [`Cleaner::step_job`] does one piece of work (one page's valid units moved, or the
 //! erase) and says whether more is left, so a scheduler that interleaves GC with host work can
 //! advance a job between host operations and preempt it between pages. Under the queued
-//! scheduler the block FTL's soft-threshold and idle-window GC, failed blocks, levelling and
-//! reclaim, and the open-channel host FTL's soft-threshold GC, are stepped that way, a page
+//! scheduler the block FTL's soft-threshold and idle-window GC, failed blocks and reclaim
+//! (levelling moves stay at once: `chores.rs`), and the open-channel host FTL's soft-threshold GC, are stepped that way, a page
 //! when a die has room (`gc_steps.rs`, `chores.rs`, `gc_debt.rs`); every other caller (the
 //! reservation scheduler, fast-forward, the hard threshold) runs a job to its end at once
 //! ([`Cleaner::run_job`]), in the order the work was always done, so those results are those
