@@ -60,7 +60,15 @@ fn a_die_bound_drive_keeps_its_dies_busy_and_reaches_the_closed_form() {
 #[test]
 fn paced_gc_keeps_every_write_within_a_victim_of_gc() {
     let victim_us = 64.0 * (75.0 + 750.0 + 2.0 * 4096.0 / 400.0) + 3800.0;
-    let roomy = [QUEUED, "ftl.allocation=\"least_loaded\"", "gc.low_watermark=0.1", "gc.high_watermark=0.12"];
+    // Served first one block from the reserve (not the default victim's pace): the unpaced
+    // run is the whole-clean-up tail this test contrasts with.
+    let roomy = [
+        QUEUED,
+        "ftl.allocation=\"least_loaded\"",
+        "gc.low_watermark=0.1",
+        "gc.high_watermark=0.12",
+        "timing.urgent_gc_pace=\"first\"",
+    ];
     let paced = run(&[&roomy[..], &["timing.gc_ratio=[8, 1]"]].concat()).summary;
     let s = paced.scheduler.as_ref().expect("scheduler section");
     let waited_us = s.max_request_behind_background_ns as f64 / 1e3;
@@ -92,14 +100,16 @@ fn paced_gc_keeps_every_write_within_a_victim_of_gc() {
 /// 'timing.scheduler="queued"' 'ftl.allocation="least_loaded"' 'timing.urgent_gc_ratio=[16,
 /// 1]'`): write p99 56 ms against 1.37 s, 727 against 705 IOPS, WA 8.90 against 9.16.
 ///
-/// Paced by the victim being cleaned (`timing.urgent_gc_pace = "victim"`: 2v + 1 background
-/// transactions per n - v host writes, nothing to set), the same holds.
+/// Paced by the victim being cleaned (the default, `timing.urgent_gc_pace = "victim"`: 2v + 1
+/// background transactions per n - v host writes, nothing to set), the same holds. Served
+/// first is `timing.urgent_gc_pace = "first"`.
 #[test]
 fn the_hard_threshold_paced_keeps_writes_within_a_victim() {
     let victim_us = 64.0 * (75.0 + 750.0 + 2.0 * 4096.0 / 400.0) + 3800.0;
     let ll = "ftl.allocation=\"least_loaded\"";
-    let served_first = run(&[QUEUED, ll, "ftl.integrity_oracle=true"]).summary;
-    for pace in ["timing.urgent_gc_ratio=[16, 1]", "timing.urgent_gc_pace=\"victim\""] {
+    let served_first = run(&[QUEUED, ll, "ftl.integrity_oracle=true", "timing.urgent_gc_pace=\"first\""]).summary;
+    // The last: no pace key, the default (a key that changes nothing stands in for it).
+    for pace in ["timing.urgent_gc_ratio=[16, 1]", "timing.urgent_gc_pace=\"victim\"", "run.progress=\"off\""] {
         paced_within_a_victim(&served_first, &[QUEUED, ll, "ftl.integrity_oracle=true", pace], victim_us);
     }
 }
@@ -135,11 +145,14 @@ fn paced_within_a_victim(served_first: &flashlife::sim::summary::Summary, sets: 
 /// transactions in flight per die (`timing/queued_drive/stock.rs`), so no more than that wait
 /// in a die's background queue, where deciding a whole clean-up at a host write queued
 /// hundreds on this drive (814 at `145aa5b`) and thousands on the default one. The hard
-/// threshold's cleaning at once, which would queue more, is not reached here.
+/// threshold's cleaning at once, which would queue more, is not reached here with the
+/// cleaning near the reserve served first; paced by its victim (the default) a pool touches
+/// its reserve now and then, and that cleaning queued up to 66 on a die (2026-11-25).
 #[test]
 fn stepped_cleaning_keeps_the_background_backlog_to_a_few_transactions() {
     for alloc in ["rotation", "least_loaded"] {
-        let q = run(&[QUEUED, &format!("ftl.allocation=\"{alloc}\""), "ftl.integrity_oracle=true"]).summary;
+        let a = format!("ftl.allocation=\"{alloc}\"");
+        let q = run(&[QUEUED, &a, "ftl.integrity_oracle=true", "timing.urgent_gc_pace=\"first\""]).summary;
         let s = q.scheduler.as_ref().unwrap();
         assert!(q.flash.block_erases > 1000, "{alloc}: too little GC to tell ({} erases)", q.flash.block_erases);
         assert!(
@@ -155,9 +168,11 @@ fn stepped_cleaning_keeps_the_background_backlog_to_a_few_transactions() {
 /// host write invalidated in the meantime is not moved, where a clean-up decided at once
 /// moves it and the host write then invalidates the copy. On random overwrites with
 /// `least_loaded` (the default allocation under the queued scheduler in the issue), write
-/// amplification under the queued scheduler is at most the reservation scheduler's (4.97
-/// against 5.17 here). With rotation they are within 1% (5.03 against 5.01): a die cleaning
-/// first holds the host writes bound for it, so few overwrites land while its moves wait.
+/// amplification under the queued scheduler is at most the reservation scheduler's. With
+/// rotation, cleaning near the reserve served first, they are within 1% (5.03 against 5.01):
+/// a die cleaning first holds the host writes bound for it, so few overwrites land while its
+/// moves wait; paced by its victim (the default) the queued drive cleans later, emptier
+/// victims (4.79 against 5.01, 2026-11-25), at most 1% above.
 #[test]
 fn stepped_cleaning_moves_no_more_than_cleaning_at_once() {
     let ll = "ftl.allocation=\"least_loaded\"";
@@ -165,10 +180,17 @@ fn stepped_cleaning_moves_no_more_than_cleaning_at_once() {
     let r = run(&[ll]).summary;
     assert_eq!(q.host.write_requests, r.host.write_requests);
     assert!(q.write_amplification <= r.write_amplification, "{} vs {}", q.write_amplification, r.write_amplification);
-    let q = run(&[QUEUED]).summary;
     let r = run(&[]).summary;
-    let ratio = q.write_amplification / r.write_amplification;
-    assert!((0.99..1.01).contains(&ratio), "rotation: {} vs {}", q.write_amplification, r.write_amplification);
+    let first = run(&[QUEUED, "timing.urgent_gc_pace=\"first\""]).summary;
+    let ratio = first.write_amplification / r.write_amplification;
+    assert!((0.99..1.01).contains(&ratio), "rotation: {} vs {}", first.write_amplification, r.write_amplification);
+    let paced = run(&[QUEUED]).summary;
+    assert!(
+        paced.write_amplification <= 1.01 * r.write_amplification,
+        "rotation, paced: {} vs {}",
+        paced.write_amplification,
+        r.write_amplification
+    );
 }
 
 /// Wu & He (FAST'12): reads suspending programs and erases wait less than reads that queue
@@ -191,8 +213,10 @@ fn suspension_cuts_read_latency_under_writes() {
 
 /// The host's own work does not depend on the scheduler (timing has no say in where host data
 /// goes with rotation); cleaning does, since the queued scheduler has it decided a page at a
-/// time when a die has room (so the GC counts differ, by under 2% here). Nothing is lost, and a
-/// second run gives the same bytes.
+/// time when a die has room (so the GC counts differ: served first near the reserve by under
+/// 2% here; paced by the victim, the default, it moves 3.1% less, 83,706 against 86,421 GC
+/// programs on 2026-11-25, never more than 2% above). Nothing is lost, and a second run gives
+/// the same bytes.
 #[test]
 fn the_queued_scheduler_keeps_host_work_and_is_deterministic() {
     let base = ["ftl.integrity_oracle=true", "workload.read_ratio=0.3", "run.until=\"requests:30000\""];
@@ -203,7 +227,7 @@ fn the_queued_scheduler_keeps_host_work_and_is_deterministic() {
     assert_eq!(qf.page_programs_by_cause.get(Cause::Host), rf.page_programs_by_cause.get(Cause::Host));
     assert_eq!(qf.page_reads_by_cause.get(Cause::Host), rf.page_reads_by_cause.get(Cause::Host));
     let gc = |f: &flashlife::sim::summary::FlashSummary| f.page_programs_by_cause.get(Cause::Gc) as f64;
-    assert!((gc(qf) / gc(rf) - 1.0).abs() < 0.02, "GC programs {} vs {}", gc(qf), gc(rf));
+    assert!(gc(qf) / gc(rf) < 1.02, "GC programs {} vs {}", gc(qf), gc(rf));
     assert_eq!(q1.summary.integrity.violation, None);
     assert!(q1.summary.integrity.checks > 0);
     let json = |o: &RunOutput| {

@@ -28,21 +28,15 @@ pub enum QueuePolicy {
 }
 
 /// `timing.urgent_gc_pace`: how a die paces cleaning one block from its pool's reserve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Unset: `victim`, or the fixed `urgent_gc_ratio` when that is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UrgentPace {
     /// Background work before host writes (or at `urgent_gc_ratio` if set).
-    #[default]
     First,
     /// At the pace that keeps the pool level, from the victim being cleaned: `2v + 1`
     /// background transactions per `n - v` host writes for `v` valid pages of `n`.
     Victim,
-}
-
-impl UrgentPace {
-    fn is_first(&self) -> bool {
-        *self == UrgentPace::First
-    }
 }
 
 /// `[timing]`. Left out of a written configuration when it is the default, so
@@ -59,15 +53,16 @@ pub struct TimingConfig {
     pub gc_ratio: Vec<u32>,
     /// The pace of cleaning on a die whose pool is one block from its reserve, under
     /// `priority`: `[background, host]` transactions started in this ratio while both wait
-    /// (host reads still go first); empty (the default): background work before host
-    /// writes there. Work held for background work (the hard threshold proper) always goes
-    /// first. Written only when set, so configurations without it keep their text and hash.
+    /// (host reads still go first); empty (the default): the pace `urgent_gc_pace` says.
+    /// Work held for background work (the hard threshold proper) always goes first. Written
+    /// only when set, so configurations without it keep their text and hash.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub urgent_gc_ratio: Vec<u32>,
-    /// `"victim"`: pace that cleaning by the victim being cleaned instead (no ratio to set).
-    /// Written only when set.
-    #[serde(skip_serializing_if = "UrgentPace::is_first")]
-    pub urgent_gc_pace: UrgentPace,
+    /// `"victim"` (unset, without `urgent_gc_ratio`): that cleaning at the pace the victim
+    /// being cleaned sets; `"first"`: background work before host writes there. Written only
+    /// when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub urgent_gc_pace: Option<UrgentPace>,
     /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
     /// flash) before background work goes first on its die.
     pub hard_threshold_erases: u32,
@@ -96,7 +91,7 @@ impl Default for TimingConfig {
             policy: QueuePolicy::Priority,
             gc_ratio: Vec::new(),
             urgent_gc_ratio: Vec::new(),
-            urgent_gc_pace: UrgentPace::First,
+            urgent_gc_pace: None,
             hard_threshold_erases: 1,
             multi_plane: false,
             suspension: false,
@@ -141,7 +136,7 @@ impl TimingConfig {
                 ));
             }
         }
-        if self.urgent_gc_pace == UrgentPace::Victim && !self.urgent_gc_ratio.is_empty() {
+        if self.urgent_gc_pace == Some(UrgentPace::Victim) && !self.urgent_gc_ratio.is_empty() {
             return Err(Error::config(
                 "timing.urgent_gc_pace",
                 "victim",
@@ -150,7 +145,7 @@ impl TimingConfig {
         }
         if self.policy == QueuePolicy::Fifo {
             // FIFO orders by arrival alone: no class, so no pace.
-            if self.urgent_gc_pace == UrgentPace::Victim {
+            if self.urgent_gc_pace == Some(UrgentPace::Victim) {
                 return Err(Error::config(
                     "timing.urgent_gc_pace",
                     "victim",
@@ -221,10 +216,13 @@ mod tests {
         let e = fifo.validate().unwrap_err().to_string();
         assert!(e.contains("timing.urgent_gc_ratio") && e.contains("fifo"), "{e}");
         // The victim's pace: written when set, not with a fixed ratio.
-        let victim = TimingConfig { urgent_gc_pace: UrgentPace::Victim, ..queued.clone() };
+        assert!(!text.contains("urgent_gc_pace"), "the default pace is not written: {text}");
+        let victim = TimingConfig { urgent_gc_pace: Some(UrgentPace::Victim), ..queued.clone() };
         assert!(victim.validate().is_ok());
         assert!(toml::to_string(&victim).unwrap().contains("urgent_gc_pace = \"victim\""));
-        let both = TimingConfig { urgent_gc_pace: UrgentPace::Victim, ..paced };
+        let first = TimingConfig { urgent_gc_pace: Some(UrgentPace::First), ..queued.clone() };
+        assert!(toml::to_string(&first).unwrap().contains("urgent_gc_pace = \"first\""));
+        let both = TimingConfig { urgent_gc_pace: Some(UrgentPace::Victim), ..paced };
         let e = both.validate().unwrap_err().to_string();
         assert!(e.contains("timing.urgent_gc_pace") && e.contains("urgent_gc_ratio"), "{e}");
     }

@@ -163,7 +163,9 @@ impl Ftl {
         }
         if let Some(mut t) = self.technique.take() {
             self.in_gc = true;
-            let done = t.collect(self, plane, ready, target);
+            // A victim the scheduler was stepping is finished first, as below.
+            let done = self.finish_pool_job(plane, ready);
+            let done = done.max(t.collect(self, plane, ready, target));
             self.technique = Some(t);
             self.in_gc = false;
             return done;

@@ -114,13 +114,18 @@ pub(crate) trait SteppedCleaner: Cleaner + LogicalSpace {
         } else {
             self.debt_mut(pool).fruitless = 0;
         }
+        Some(self.take_victim(pool, v, now))
+    }
+
+    /// Start cleaning victim `v` of `pool` (out of the candidates) as a stepped job.
+    fn take_victim(&mut self, pool: u32, v: u32, now: Done) -> CleanJob {
         let pages = self.parts().1.valid[v as usize].div_ceil(self.shape(v).upp.max(1));
         self.debt_mut(pool).victim_pages = pages;
         let (t, victim) = self.parts_mut();
         t.withdraw(v, pool, victim);
         t.state[v as usize] = Self::CLEANING;
         self.counters_mut().gc_victims += 1;
-        Some(self.start_job(v, None, now, Cause::Gc, true))
+        self.start_job(v, None, now, Cause::Gc, true)
     }
 
     /// Run `pool`'s job to its end at once (before cleaning there at once: at the hard

@@ -29,10 +29,13 @@
 //!   moves still run at once (`chores.rs` says why).
 //!
 //! Under the reservation scheduler, and in fast-forward, nothing steps: cleaning is decided at
-//! once, as it always was. Reusable SSD's second-write GC (the technique's own `collect`,
-//! the only technique set in `Ftl::technique`) stays at once under either scheduler; every
-//! other technique (ZombieNAND's victim and end-of-life policies, salvage's bad-block policy,
-//! read relaxation's read model) keeps the baseline's GC, which steps.
+//! once, as it always was. Reusable SSD's second-write GC (the technique set in
+//! `Ftl::technique`) steps too: the technique recycles at once what it recycles (no flash
+//! work) and names the next block to erase (`SecondWriteTechnique::next_erase`), whose moves
+//! step like any victim's; a hot unit whose lane has no recycled block still has the
+//! technique's GC run at once. Every other technique (ZombieNAND's victim and end-of-life
+//! policies, salvage's bad-block policy, read relaxation's read model) keeps the baseline's
+//! GC.
 
 use super::*;
 
@@ -42,7 +45,7 @@ impl Ftl {
     #[inline]
     pub(super) fn steps_cleaning(&self) -> bool {
         // Foreground cleaning (`gc.mode`) is decided whole when a write asks for it.
-        self.technique.is_none() && !self.foreground_gc && self.sched.steps_cleaning()
+        !self.foreground_gc && self.sched.steps_cleaning()
     }
 
     /// Decide one step of cleaning on `die` at time `now`: in its pool that owes cleaning and
@@ -100,6 +103,21 @@ impl Ftl {
         self.settle(Done::at(from));
     }
 
+    /// A job for `plane`'s next victim: the baseline's ([`SteppedCleaner::next_victim`]), or
+    /// the second-write technique's next block to erase (Reusable SSD, which recycles on the
+    /// way what it does not erase).
+    fn next_stepped_victim(&mut self, plane: u32, now: Done) -> Option<CleanJob> {
+        let Some(mut t) = self.technique.take() else { return self.next_victim(plane, now) };
+        let target = self.pools[plane as usize].own.debt.target;
+        let v = t.next_erase(self, plane, target);
+        self.technique = Some(t);
+        let Some(v) = v else {
+            self.pools[plane as usize].cleaned();
+            return None;
+        };
+        Some(self.take_victim(plane, v, now))
+    }
+
     /// One step of `plane`'s cleaning; false if it owes none after all.
     fn step_pool(&mut self, plane: u32, now: Done) -> bool {
         let p = plane as usize;
@@ -109,7 +127,7 @@ impl Ftl {
             // changed (a cached map), a page per step, as `collect` rewrites them once per
             // episode; cleaning goes on if they take the pool below it again.
             None if self.cleaned_enough(plane) && self.step_map_update(now, plane) => return true,
-            None => match self.next_victim(plane, now) {
+            None => match self.next_stepped_victim(plane, now) {
                 Some(job) => job,
                 None => return false,
             },

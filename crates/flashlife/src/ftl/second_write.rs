@@ -10,6 +10,8 @@
 //!   the GC, and the unit is offered again. No GC runs inside the technique's host path.
 //! - [`SecondWriteTechnique::collect`] replaces the baseline GC loop: the technique chooses,
 //!   for each victim, between erasing it (the baseline `clean`) and recycling it.
+//!   [`SecondWriteTechnique::next_erase`] is the same choice one victim at a time, for GC
+//!   stepped under the queued scheduler (`gc_steps.rs`).
 //!
 //! # Slot encoding
 //! A second-written logical unit lives on two physical pages, its *halves*. The page map
@@ -47,6 +49,11 @@ pub trait SecondWriteTechnique: Send {
     fn host_unit(&mut self, ftl: &mut Ftl, lpn: u32, request_units: u32, ready: Done) -> Verdict;
     /// Garbage-collect `plane`: the FTL wants `target` free blocks (see `Ftl::open_block`).
     fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done;
+    /// The same GC stepped (under the queued scheduler, `gc_steps.rs`): do at once what needs
+    /// no flash work (recycling) and return `plane`'s next block to erase, whose data the FTL
+    /// then moves a page per step; `None` once `collect` would have stopped. The FTL asks
+    /// again when that block is erased.
+    fn next_erase(&mut self, ftl: &mut Ftl, plane: u32, target: usize) -> Option<u32>;
 }
 
 /// A block's place in the Reusable SSD life cycle (clean and used are the FTL's free and

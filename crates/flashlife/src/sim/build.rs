@@ -77,9 +77,9 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
             QueuePolicy::Priority => Box::new(Priority {
                 gc_ratio: (t.gc_ratio.len() == 2).then(|| GcRatio { background: t.gc_ratio[0], host: t.gc_ratio[1] }),
                 near_reserve: match (t.urgent_gc_pace, t.urgent_gc_ratio.as_slice()) {
-                    (UrgentPace::Victim, _) => NearReserve::Victim,
-                    (UrgentPace::First, &[background, host]) => NearReserve::Ratio(GcRatio { background, host }),
-                    (UrgentPace::First, _) => NearReserve::First,
+                    (_, &[background, host]) => NearReserve::Ratio(GcRatio { background, host }),
+                    (Some(UrgentPace::First), _) => NearReserve::First,
+                    (Some(UrgentPace::Victim) | None, _) => NearReserve::Victim,
                 },
             }),
         };

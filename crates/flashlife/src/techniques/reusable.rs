@@ -300,24 +300,35 @@ impl ReusableSsd {
     }
 
     /// Garbage collection of `plane` until it has `target` clean + recycled blocks (at least
-    /// the GC threshold) and `min_clean` clean ones. Each victim, the emptiest used or reused
-    /// block, is erased if it is reused, if the plane is short of clean blocks, if recycled +
-    /// reused blocks would exceed the cap (2R) or leave first writes short of spare space
-    /// (`first_write_op`), or if it is past the P/E fraction second writes may use;
-    /// otherwise it is recycled.
+    /// the GC threshold) and `min_clean` clean ones, at once: each victim recycled or cleaned
+    /// as [`ReusableSsd::next_victim`] decides.
     fn gc(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done {
         let mut done = ready;
+        while let Some(v) = self.next_victim(ftl, plane, target) {
+            done = done.max(ftl.clean_victim(v, plane, ready));
+        }
+        done
+    }
+
+    /// `plane`'s next victim to erase, recycling on the way those the rules recycle (no
+    /// flash work); `None` once the plane has `target` clean + recycled blocks (at least the
+    /// GC threshold) and `min_clean` clean ones, or nothing can be gained. Each victim, the
+    /// emptiest used or reused block, is erased if it is reused, if the plane is short of
+    /// clean blocks, if recycled + reused blocks would exceed the cap (2R) or leave first
+    /// writes short of spare space (`first_write_op`), or if it is past the P/E fraction
+    /// second writes may use; otherwise it is recycled.
+    fn next_victim(&mut self, ftl: &mut Ftl, plane: u32, target: usize) -> Option<u32> {
         let want = target.max(self.gc_threshold);
         while ftl.death().is_none() {
             let free = ftl.free_blocks_in(plane);
             if free >= self.min_clean && free + self.recycled[plane as usize].len() >= want {
-                break;
+                return None;
             }
-            let Some(v) = ftl.select_victim(plane) else { break };
+            let v = ftl.select_victim(plane)?;
             // Nothing to gain when the emptiest candidate is full of first-write data. A reused
             // block full of second-write halves is worth cleaning: it frees its pair's halves too.
             if ftl.valid_units(v) >= ftl.block_capacity(v) && ftl.block_kind(v) != BlockKind::Reused {
-                break;
+                return None;
             }
             let (recycled, reused) = ftl.recycled_and_reused();
             let erase = ftl.block_kind(v) == BlockKind::Reused
@@ -326,13 +337,12 @@ impl ReusableSsd {
                 || self.first_writes_short(ftl, recycled + reused + 1, v)
                 || ftl.flash.erase_count(v) >= self.life_limit;
             if erase {
-                done = done.max(ftl.clean_victim(v, plane, ready));
-            } else {
-                ftl.recycle_block(v);
-                self.recycled[plane as usize].push_back(v);
+                return Some(v);
             }
+            ftl.recycle_block(v);
+            self.recycled[plane as usize].push_back(v);
         }
-        done
+        None
     }
 
     /// Would `partition` recycled and reused blocks leave first writes less spare space than
@@ -526,5 +536,9 @@ impl SecondWriteTechnique for ReusableSsd {
 
     fn collect(&mut self, ftl: &mut Ftl, plane: u32, ready: Done, target: usize) -> Done {
         self.gc(ftl, plane, ready, target)
+    }
+
+    fn next_erase(&mut self, ftl: &mut Ftl, plane: u32, target: usize) -> Option<u32> {
+        self.next_victim(ftl, plane, target)
     }
 }
