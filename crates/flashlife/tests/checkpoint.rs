@@ -197,6 +197,35 @@ fn reusable_ssd_second_writes() {
     );
 }
 
+/// Under the queued scheduler, with floors and watermarks that leave its pools room above the
+/// reserve, so that its GC steps (`SecondWriteTechnique::next_erase`) and the run stops with a
+/// victim part-moved.
+#[test]
+fn reusable_ssd_with_stepped_gc_under_the_queued_scheduler() {
+    let cfg = config(
+        "reusable-small",
+        &[
+            "geometry.ways=2",
+            "geometry.blocks_per_plane=256",
+            "capacity.overprovisioning=0.28",
+            "workload.kind=\"zipf\"",
+            "workload.zipf.alpha=1",
+            "run.until=requests:30000",
+            "ftl.integrity_oracle=true",
+            "timing.scheduler=\"queued\"",
+            "reusable.min_clean_blocks=12",
+            "gc.low_watermark=0.08",
+            "gc.high_watermark=0.1",
+        ],
+    );
+    let out = check_resume(cfg, &[11_000, 23_000], "reusable, queued");
+    assert!(out.summary.gc.victims > 100, "too little GC to step: {} victims", out.summary.gc.victims);
+    assert!(
+        out.summary.technique::<SecondWriteCounters>("reusable").is_some_and(|s| s.units > 0),
+        "no second writes happened"
+    );
+}
+
 #[test]
 fn reusable_ssd_with_recency_classification_and_the_first_write_reserve() {
     // The classifier's per-unit history and the partition counts survive a stop.
