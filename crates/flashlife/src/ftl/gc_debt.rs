@@ -40,6 +40,8 @@ pub(crate) trait SteppedCleaner: Cleaner + LogicalSpace {
     fn pools_of_die(&self, die: u32) -> Range<u32>;
     fn die_of_pool(&self, pool: u32) -> u32;
     fn pages_per_block(&self) -> u32;
+    /// Cleaning is running (its moves must not ask for cleaning in turn), or has stopped.
+    fn set_cleaning(&mut self, on: bool);
 
     /// `pool` owes cleaning up to `target` free blocks: its die will be asked to step it.
     fn owe_cleaning(&mut self, pool: u32, target: usize) {
@@ -126,6 +128,25 @@ pub(crate) trait SteppedCleaner: Cleaner + LogicalSpace {
         t.state[v as usize] = Self::CLEANING;
         self.counters_mut().gc_victims += 1;
         self.start_job(v, None, now, Cause::Gc, true)
+    }
+
+    /// Do the next piece of `job`, `pool`'s clean-up, at `now` (a page's moves or the erase),
+    /// keeping it as the pool's job while work is left. Returns the units it moved (host writes
+    /// between steps invalidate others, which are not moved).
+    fn advance_job(&mut self, pool: u32, mut job: CleanJob, now: Done) -> u64 {
+        job.ready = job.ready.max(now);
+        let before = self.parts().1.valid[job.block as usize];
+        self.set_cleaning(true);
+        let more = self.step_job(&mut job);
+        self.set_cleaning(false);
+        let moved = (before - self.parts().1.valid[job.block as usize]) as u64;
+        self.counters_mut().gc_valid_moved += moved;
+        if more {
+            self.debt_mut(pool).job = Some(job);
+        } else {
+            self.mark_cleaned(pool);
+        }
+        moved
     }
 
     /// Run `pool`'s job to its end at once (before cleaning there at once: at the hard

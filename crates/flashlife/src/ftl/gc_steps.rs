@@ -121,7 +121,7 @@ impl Ftl {
     /// One step of `plane`'s cleaning; false if it owes none after all.
     fn step_pool(&mut self, plane: u32, now: Done) -> bool {
         let p = plane as usize;
-        let mut job = match self.pools[p].own.debt.job.take() {
+        let job = match self.pools[p].own.debt.job.take() {
             Some(job) => job,
             // Once the pool is back to its target, the translation pages the episode's moves
             // changed (a cached map), a page per step, as `collect` rewrites them once per
@@ -132,22 +132,9 @@ impl Ftl {
                 None => return false,
             },
         };
-        job.ready = job.ready.max(now);
-        let before = self.blocks.valid[job.block as usize];
-        self.in_gc = true;
-        let more = self.step_job(&mut job);
-        self.in_gc = false;
-        // Units moved by this step (host writes between steps invalidate others: not moved).
-        let moved = (before - self.blocks.valid[job.block as usize]) as u64;
-        self.counters.gc_valid_moved += moved;
+        let moved = self.advance_job(plane, job, now);
         if self.pools[p].own.idle {
             self.counters.gc_valid_moved_idle += moved;
-        }
-        if more {
-            self.pools[p].own.debt.job = Some(job);
-        } else {
-            let free = self.pools[p].free.len();
-            self.pools[p].marks.cleaned(free);
         }
         true
     }
@@ -179,5 +166,8 @@ impl SteppedCleaner for Ftl {
     }
     fn pages_per_block(&self) -> u32 {
         self.geo.pages_per_block
+    }
+    fn set_cleaning(&mut self, on: bool) {
+        self.in_gc = on;
     }
 }

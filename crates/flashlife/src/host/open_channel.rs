@@ -295,25 +295,14 @@ impl OpenChannel {
 
     /// One step of `pu`'s cleaning; false if it owes none after all.
     fn step_pu(&mut self, pu: u32, now: Done) -> bool {
-        let mut job = match self.pus[pu as usize].own.job.take() {
+        let job = match self.pus[pu as usize].own.job.take() {
             Some(job) => job,
             None => match self.next_victim(pu, now) {
                 Some(job) => job,
                 None => return false,
             },
         };
-        job.ready = job.ready.max(now);
-        let before = self.blocks.valid[job.block as usize];
-        self.in_gc = true;
-        let more = self.step_job(&mut job);
-        self.in_gc = false;
-        // Units moved by this step (host writes between steps invalidate others: not moved).
-        self.dev.core.counters.gc_valid_moved += (before - self.blocks.valid[job.block as usize]) as u64;
-        if more {
-            self.pus[pu as usize].own.job = Some(job);
-        } else {
-            self.pus[pu as usize].cleaned();
-        }
+        self.advance_job(pu, job, now);
         true
     }
 
@@ -791,6 +780,9 @@ impl SteppedCleaner for OpenChannel {
     }
     fn pages_per_block(&self) -> u32 {
         self.ppb
+    }
+    fn set_cleaning(&mut self, on: bool) {
+        self.in_gc = on;
     }
 }
 
