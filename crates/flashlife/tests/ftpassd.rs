@@ -192,11 +192,11 @@ impl Workload for Mixed {
 #[test]
 fn every_acknowledged_write_survives_failures_and_migrations() {
     // Under the queued scheduler the host FTL's cleaning is stepped between host commands.
-    // FT-PASSD with shift is left out there: its idle migration does not run on this mix under
-    // the queued scheduler (it did not before the stepping either; not yet examined).
+    // Under it FT-PASSD's idle migration runs as events in the gaps between commands
+    // (`device/idle.rs`); before 2026-11-25 it never ran there (no migration on this mix).
     for (p, scheduler) in [("ocssd", "reservation"), ("ft_passd_no_shift", "reservation"), ("ft_passd", "reservation")]
         .into_iter()
-        .chain([("ocssd", "queued"), ("ft_passd_no_shift", "queued")])
+        .chain([("ocssd", "queued"), ("ft_passd_no_shift", "queued"), ("ft_passd", "queued")])
     {
         let sched = format!("timing.scheduler={scheduler}");
         let cfg = config(

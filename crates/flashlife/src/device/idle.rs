@@ -3,6 +3,15 @@
 //! arrived; only then does it run the steps it would have started in between, each one only
 //! if no command had arrived by its start. It is never told when the next command comes, so a
 //! command can arrive during a step and wait for it: that wait is counted.
+//!
+//! Under a scheduler that steps background work (the queued one), work cannot be placed in
+//! time that has passed, so the steps run as events instead: from the idle time on, the die of
+//! the next step owes background work, and each time the scheduler asks for some
+//! ([`Device::step_background`]) the next page copy is submitted, starting no earlier than the
+//! idle timeout and after the step before it, until a command arrives. The scheduler lets host
+//! work pass background work at each transaction, so a command waits for at most the copy
+//! in progress on its die; what was submitted before the arrival and had not started still
+//! runs behind host work (at most the scheduler's stock of background work per die).
 
 use super::Device;
 use crate::timing::Done;
@@ -18,6 +27,13 @@ impl Device {
     /// No host command is outstanding from `t` on. The device learns when the idle time
     /// ends only when the next command arrives ([`Device::command_arrived`]).
     pub fn idle_since(&mut self, t: u64) {
+        if self.core.sched.steps_cleaning() {
+            self.idle_since = Some(t);
+            if let Some(die) = self.policy.next_background(&mut self.core) {
+                self.core.sched.cleaning_owed(die);
+            }
+            return;
+        }
         self.idle_since = Some(t);
     }
 
@@ -28,6 +44,14 @@ impl Device {
     /// arrived yet; the copy in progress at `t` ends first, and the command may wait for it.
     pub fn command_arrived(&mut self, t: u64) {
         let Some(since) = self.idle_since.take() else { return };
+        if self.core.sched.steps_cleaning() {
+            // The steps ran as events (`step_background`); a copy still running on its die
+            // was preempted by this command.
+            if self.core.sched.completed(self.last_step).is_none() {
+                self.core.stats.migration_preemptions += 1;
+            }
+            return;
+        }
         let mut next = since.saturating_add(self.policy.idle_timeout_ns());
         while next < t {
             let Some(die) = self.policy.next_background(&mut self.core) else { break };
@@ -43,6 +67,28 @@ impl Device {
                 self.preempted = Some(Preempted { die, end });
             }
             next = end;
+        }
+    }
+
+    /// Under a stepping scheduler, the scheduler asks `die` for background work at `now`: the
+    /// next page copy if the device is idle and that copy is on `die`, starting no earlier
+    /// than the idle timeout and after the step before it. Returns false when there is none
+    /// here (another die's step is owed to that die instead).
+    pub fn step_background(&mut self, die: u32, now: Done) -> bool {
+        let Some(since) = self.idle_since else { return false };
+        match self.policy.next_background(&mut self.core) {
+            Some(d) if d == die => {
+                // Idle detection works in plain time: the timeout's end is one.
+                let due = Done::at(since.saturating_add(self.policy.idle_timeout_ns()));
+                let start = now.max(due).max(self.last_step);
+                self.last_step = self.policy.background_step(&mut self.core, start);
+                true
+            }
+            Some(d) => {
+                self.core.sched.cleaning_owed(d);
+                false
+            }
+            None => false,
         }
     }
 

@@ -266,10 +266,18 @@ pub struct Device {
     /// No host command outstanding since this time (`idle_since`), until one arrives.
     idle_since: Option<u64>,
     preempted: Option<Preempted>,
+    /// The last background step submitted under a stepping scheduler (`idle.rs`): the next
+    /// one waits for it.
+    #[serde(default = "last_step_none")]
+    last_step: Done,
     /// The host FTL writes from its own buffer (`open_channel.host_buffer_kib`): its page
     /// writes are not the current request's, which completed when its data was buffered.
     #[serde(default)]
     host_buffered: bool,
+}
+
+fn last_step_none() -> Done {
+    Done::START
 }
 
 impl Device {
@@ -321,6 +329,7 @@ impl Device {
             failure_sample: None,
             idle_since: None,
             preempted: None,
+            last_step: Done::START,
             host_buffered: false,
         })
     }

@@ -276,7 +276,8 @@ impl OpenChannel {
 
     /// Decide one step of the host FTL's cleaning on `die` at `now`: in its parallel unit
     /// that owes cleaning and has the fewest free chunks, the next page's moves or its
-    /// victim's erase. Returns false when no unit of the die owes any.
+    /// victim's erase; with none owed, the device's next background step there. Returns false
+    /// when there is neither.
     pub fn step_cleaning(&mut self, die: u32, now: Done) -> bool {
         if !self.steps_cleaning() {
             return false;
@@ -290,7 +291,8 @@ impl OpenChannel {
             self.pus[pu as usize].own.owes = false;
         }
         self.reconsider_urgency(die);
-        false
+        // Then the device's own background work (a failure policy's migration, while idle).
+        self.death.is_none() && self.dev.step_background(die, now)
     }
 
     /// One step of `pu`'s cleaning; false if it owes none after all.
