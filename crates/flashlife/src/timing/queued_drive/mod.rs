@@ -652,6 +652,22 @@ impl EventDriven for QueuedScheduler {
         self.tokens.trim();
     }
 
+    /// One `advance` per event time, as the run loop would make them, until a request
+    /// finishes or a die is listed as wanting background work (the loop answers both), or the
+    /// next event is past `limit`. Most events (a sense ending, a program whose die has more
+    /// queued) need no answer: a saturated drive's loop made two round trips per transaction.
+    fn advance_quiet(&mut self, limit: u64, out: &mut Vec<Finished>) {
+        while let Some(e) = self.engine.next_event_time() {
+            self.advance(e, out);
+            if !out.is_empty() || self.stock.any_listed() {
+                return;
+            }
+            if self.engine.next_event_time().is_none_or(|n| n > limit) {
+                return;
+            }
+        }
+    }
+
     fn background_wanted(&mut self) -> Option<u32> {
         self.stock.next_wanting()
     }
