@@ -58,6 +58,9 @@ impl RunState {
     /// Record every request the scheduler reported finished (in `flight.finished`), and free
     /// their slots.
     pub(super) fn settle(&mut self) {
+        if self.flight.finished.is_empty() {
+            return;
+        }
         let mut finished = std::mem::take(&mut self.flight.finished);
         for f in finished.drain(..) {
             let r = self.flight.slots[f.request as usize].take().expect("a finished request was in flight");

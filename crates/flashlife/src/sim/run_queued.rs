@@ -30,13 +30,16 @@ impl Simulator {
             if !self.state.flight.is_full() && next.is_none_or(|e| e > target) {
                 break;
             }
-            let Some(e) = next else {
+            if next.is_none() {
                 return Err(Error::Run(format!(
                     "the queued scheduler has {} requests in flight and nothing scheduled (a lost dependency: please report it)",
                     self.state.flight.len()
                 )));
-            };
-            ev.advance(e, &mut self.state.flight.finished);
+            }
+            // On from event to event while nothing needs this loop: with the queue full it
+            // waits for a request to finish, otherwise for the next event past `target`.
+            let limit = if self.state.flight.is_full() { u64::MAX } else { target };
+            ev.advance_quiet(limit, &mut self.state.flight.finished);
             self.state.settle();
         }
         self.submit_queued(req, first, units, open_loop, target, None)
@@ -123,13 +126,13 @@ impl Simulator {
             let Some(ev) = self.ftl.scheduler_mut().events() else {
                 return Ok(()); // timing switched off: nothing more will be timed
             };
-            let Some(e) = ev.next_event_time() else {
+            if ev.next_event_time().is_none() {
                 return Err(Error::Run(format!(
                     "the queued scheduler has {} requests in flight and nothing scheduled (a lost dependency: please report it)",
                     self.state.flight.len()
                 )));
-            };
-            ev.advance(e, &mut self.state.flight.finished);
+            }
+            ev.advance_quiet(u64::MAX, &mut self.state.flight.finished);
             self.state.settle();
         }
         Ok(())

@@ -252,7 +252,6 @@ impl Queued {
         let rec = &mut self.slab[r];
         rec.start = now;
         rec.bg_mark = behind;
-        self.started.push(rec.token);
         r
     }
 

@@ -35,10 +35,6 @@
 //!   write allocation and GC pacing. [`Queued::set_urgent`] is the caller's hard-threshold
 //!   flag for a die (its free blocks are nearly gone): the priority policy then serves
 //!   background work first on that die until the flag is cleared.
-//! - **A cache hint.** [`Queued::started`] names the transactions that got their die in the
-//!   last `advance`: a caller keeping its own records per token (the drive's adapter) asks for
-//!   them then, so that a completion after a deep queue does not miss the cache. It changes
-//!   nothing in the engine.
 //!
 //! # Resources and costs
 //!
@@ -206,9 +202,6 @@ pub struct Queued {
     /// One bit per slab record: set for a high-priority flow's host transaction, which joins
     /// its die queue ahead of normal ones (empty until the first is submitted).
     high: Vec<u64>,
-    /// Tokens of the transactions started during the last `advance` (a hint, not state).
-    #[serde(skip)]
-    started: Vec<u32>,
 }
 
 impl Queued {
@@ -236,7 +229,6 @@ impl Queued {
             dirty_channels: Vec::new(),
             counters: Counters::new(params.die_channel.len(), params.channels as usize),
             high: Vec::new(),
-            started: Vec::new(),
         }
     }
 
@@ -276,16 +268,8 @@ impl Queued {
     /// Run every event due by `until`, appending completions to `out` in time order; the
     /// clock becomes `until`.
     pub fn advance(&mut self, until: u64, out: &mut Vec<Completion>) {
-        self.started.clear();
         self.run_until(until, out);
         self.now = self.now.max(until);
-    }
-
-    /// Tokens of the transactions that got their die during the last `advance`, in start
-    /// order: they will complete soon, so a caller keeping state per token can ask for it to
-    /// be brought into cache now rather than miss on it at the completion (a hint only).
-    pub fn started(&self) -> &[u32] {
-        &self.started
     }
 
     /// Nothing is running on die `d` and nothing is suspended there.

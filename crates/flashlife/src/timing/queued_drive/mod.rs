@@ -143,18 +143,7 @@ pub struct QueuedScheduler {
     /// Completions between the engine and `finished` (empty between calls).
     #[serde(skip)]
     scratch: Vec<Completion>,
-    /// Transactions the engine started in the last few `advance`s: their records were
-    /// asked into cache then, and the work parked on them is asked for `WARM_DELAY` calls
-    /// later (a hint only; see `warm_up`).
-    #[serde(skip)]
-    warming: [Vec<u64>; WARM_DELAY],
-    #[serde(skip)]
-    warm_turn: usize,
 }
-
-/// Calls to `advance` between asking for a started transaction's record and reading it to
-/// ask for what is parked on it (one call is too soon: the record has not arrived yet).
-const WARM_DELAY: usize = 4;
 
 impl QueuedScheduler {
     /// Over `engine`, for a drive of `blocks` blocks on `dies` dies; `timing` as the
@@ -181,8 +170,6 @@ impl QueuedScheduler {
             counts: Counts::default(),
             prioritised: false,
             scratch: Vec::new(),
-            warming: Default::default(),
-            warm_turn: 0,
         }
     }
 
@@ -404,31 +391,6 @@ impl QueuedScheduler {
         self.engine.set_urgent_writes(die, u.cleaning);
     }
 
-    /// Bring into cache what completions will touch. A saturated drive keeps tens of
-    /// thousands of decided transactions waiting, so the records of one that completes were
-    /// written long before and are out of cache; the engine says which transactions have just
-    /// started (they finish a sense or a program later), so their records are asked for now,
-    /// and a few calls later (when those records have arrived) the work parked on them.
-    fn warm_up(&mut self) {
-        let k = self.warm_turn;
-        self.warm_turn = (k + 1) % WARM_DELAY;
-        let mut batch = std::mem::take(&mut self.warming[k]);
-        for &id in &batch {
-            if let Some(t) = self.tokens.find_id(id) {
-                if t.parked != NONE {
-                    self.parked.prefetch(t.parked);
-                }
-            }
-        }
-        batch.clear();
-        for &token in self.engine.started() {
-            let id = self.tokens.id_of(token);
-            self.tokens.prefetch(id);
-            batch.push(id);
-        }
-        self.warming[k] = batch;
-    }
-
     fn die_has_host_work(&self, die: u32) -> bool {
         !self.engine.is_idle(die)
             || self.engine.queue_len(die, Class::HostRead) > 0
@@ -644,12 +606,27 @@ impl EventDriven for QueuedScheduler {
     fn advance(&mut self, until: u64, out: &mut Vec<Finished>) {
         let mut comps = std::mem::take(&mut self.scratch);
         self.engine.advance(until, &mut comps);
-        self.warm_up();
         for c in comps.drain(..) {
             self.finished(c, out);
         }
         self.scratch = comps;
         self.tokens.trim();
+    }
+
+    /// One `advance` per event time, as the run loop would make them, until a request
+    /// finishes or a die is listed as wanting background work (the loop answers both), or the
+    /// next event is past `limit`. Most events (a sense ending, a program whose die has more
+    /// queued) need no answer: a saturated drive's loop made two round trips per transaction.
+    fn advance_quiet(&mut self, limit: u64, out: &mut Vec<Finished>) {
+        while let Some(e) = self.engine.next_event_time() {
+            self.advance(e, out);
+            if !out.is_empty() || self.stock.any_listed() {
+                return;
+            }
+            if self.engine.next_event_time().is_none_or(|n| n > limit) {
+                return;
+            }
+        }
     }
 
     fn background_wanted(&mut self) -> Option<u32> {

@@ -76,6 +76,12 @@ impl Stock {
         self.list_if_wanting(die);
     }
 
+    /// Is any die listed (it may no longer want a step: `next_wanting` tells)?
+    #[inline]
+    pub fn any_listed(&self) -> bool {
+        !self.wanting.is_empty()
+    }
+
     /// The next die that wants a step, if any (taken off the list).
     pub fn next_wanting(&mut self) -> Option<u32> {
         while let Some(die) = self.wanting.pop_front() {

@@ -156,3 +156,63 @@ fn host_blocked_episodes_are_counted_among_the_hard_thresholds() {
     drain(&mut s);
     assert_eq!((s.counts.hard_threshold_episodes, s.counts.host_blocked_episodes), (4, 1));
 }
+
+/// Invariant: `advance_quiet` goes from event to event exactly as a loop of `advance`s to
+/// each event time would, and hands control back at the first event at which a request
+/// finishes, a die is listed for background work, or the next event is past its limit.
+#[test]
+fn advancing_quietly_stops_where_the_run_loop_has_something_to_answer() {
+    // Two requests of chained work (a read, then a program of its data on the other die)
+    // and a background read on a die that owes cleaning.
+    let setup = || {
+        let mut s = sched();
+        let mut out = Vec::new();
+        for slot in 0..2 {
+            s.begin_request(slot);
+            let r = s.submit(&read(slot, Cause::Host), Done::at(0));
+            s.submit(&Transaction::program(1 - slot, 9 + slot, 0, BitMode::Slc, 4096, Cause::Host), r);
+            s.end_request(0, &mut out);
+        }
+        s.cleaning_owed(0);
+        assert_eq!(s.background_wanted(), Some(0), "die 0 owes cleaning and has no stock");
+        s.submit(&read(0, Cause::Gc), Done::at(0));
+        s.background_stepped(0, true);
+        s
+    };
+    // Reference: event by event, noting the clock at each stop the loop would answer.
+    // The run loop answers a listed die by having the FTL step it (here: it owes no more).
+    let answer = |s: &mut QueuedScheduler| {
+        while let Some(die) = s.background_wanted() {
+            s.background_stepped(die, false);
+        }
+    };
+    let mut s = setup();
+    let mut events = Vec::new();
+    while let Some(t) = s.next_event_time() {
+        let mut out = Vec::new();
+        s.advance(t, &mut out);
+        events.push((t, out.len(), s.stock.any_listed()));
+        answer(&mut s);
+    }
+    let stops: Vec<u64> = events.iter().filter(|&&(_, n, listed)| n > 0 || listed).map(|e| e.0).collect();
+    assert!(events.len() > stops.len() + 2, "most events need no answer: {events:?}");
+    // Quietly, with no limit: control comes back exactly at those stops.
+    let mut q = setup();
+    let (mut got, mut finished) = (Vec::new(), Vec::new());
+    while q.next_event_time().is_some() {
+        let mut out = Vec::new();
+        q.advance_quiet(u64::MAX, &mut out);
+        got.push(q.now());
+        finished.extend(out);
+        answer(&mut q);
+    }
+    assert_eq!(got, stops);
+    let mut reference = setup();
+    assert_eq!(finished, drain(&mut reference), "the same requests finish at the same times");
+    // A limit before the next event but one: one event, then back.
+    let mut l = setup();
+    let first = l.next_event_time().unwrap();
+    let mut out = Vec::new();
+    l.advance_quiet(first, &mut out);
+    assert_eq!(l.now(), first);
+}

@@ -194,20 +194,6 @@ impl Tokens {
         &mut self.ring[(id - self.base) as usize]
     }
 
-    /// Ask for transaction `id`'s record to be brought into cache (a hint; nothing if it is
-    /// not kept).
-    #[inline]
-    pub fn prefetch(&self, id: u64) {
-        let Some(i) = id.checked_sub(self.base) else { return };
-        let (a, b) = self.ring.as_slices();
-        let i = i as usize;
-        if i < a.len() {
-            crate::cache_hint::prefetch_all(a, i);
-        } else {
-            crate::cache_hint::prefetch_all(b, i - a.len());
-        }
-    }
-
     /// The id of the engine's 32-bit token (ids in the ring span less than 2^32).
     #[inline]
     pub fn id_of(&self, token: u32) -> u64 {
