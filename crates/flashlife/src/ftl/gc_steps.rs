@@ -5,7 +5,7 @@
 //! stale) and queues thousands of transactions per die. A controller decides GC as its dies
 //! have room for it, so here:
 //! - **Soft threshold.** A host block opened in a pool below the low watermark, with a free
-//!   block above the reserve, records that the pool owes cleaning ([`Ftl::owe_cleaning`]) and
+//!   block above the reserve, records that the pool owes cleaning ([`SteppedCleaner::owe_cleaning`], `gc_debt.rs`) and
 //!   tells the scheduler which die; the write goes on at once. What is owed is what the
 //!   cleaning at once would have done: the block the write takes, so the pool is cleaned
 //!   back to the free blocks it had (not on to the high watermark: free blocks held beyond
