@@ -61,6 +61,15 @@ fn check_resume(cfg: Config, stops: &[u64], what: &str) -> RunOutput {
     resumed
 }
 
+/// [`check_resume`] of `preset` with `sets` under each scheduler in turn (the queued one
+/// stopped with requests and its events in flight): the resumed runs, reservation's first.
+fn check_resume_under_both(preset: &str, sets: &[&str], stops: &[u64]) -> [RunOutput; 2] {
+    ["reservation", "queued"].map(|scheduler| {
+        let with = format!("timing.scheduler=\"{scheduler}\"");
+        check_resume(config(preset, &[sets, &[with.as_str()]].concat()), stops, &format!("{preset}, {scheduler}"))
+    })
+}
+
 #[test]
 fn block_ftl_with_gc_wear_leveling_and_the_oracle() {
     let cfg = config(
@@ -82,21 +91,16 @@ fn block_ftl_with_gc_wear_leveling_and_the_oracle() {
 /// under either scheduler (the queued one stopped with requests and destages in flight).
 #[test]
 fn trims_and_the_dram_cache() {
-    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
-        let cfg = config(
-            "tiny",
-            &[
-                "run.until=requests:40000",
-                "workload.kind=\"zipf\"",
-                "workload.read_ratio=0.3",
-                "workload.trim_ratio=0.1",
-                "cache.size_bytes=1048576",
-                "cache.line_bytes=16384",
-                "ftl.integrity_oracle=true",
-                scheduler,
-            ],
-        );
-        let out = check_resume(cfg, &[9_001, 25_000], scheduler);
+    let sets = [
+        "run.until=requests:40000",
+        "workload.kind=\"zipf\"",
+        "workload.read_ratio=0.3",
+        "workload.trim_ratio=0.1",
+        "cache.size_bytes=1048576",
+        "cache.line_bytes=16384",
+        "ftl.integrity_oracle=true",
+    ];
+    for out in check_resume_under_both("tiny", &sets, &[9_001, 25_000]) {
         let c = out.summary.cache.expect("a cache section");
         assert!(c.destages > 0 && c.read_hits > 0 && out.summary.trim.expect("a trim section").mapped_units > 0);
     }
@@ -108,20 +112,15 @@ fn trims_and_the_dram_cache() {
 /// read and stepped updates in flight).
 #[test]
 fn the_cached_mapping_table() {
-    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
-        let cfg = config(
-            "tiny",
-            &[
-                "run.until=requests:40000",
-                "workload.kind=\"zipf\"",
-                "workload.read_ratio=0.4",
-                "workload.trim_ratio=0.05",
-                "mapping_cache.size_bytes=1024",
-                "ftl.integrity_oracle=true",
-                scheduler,
-            ],
-        );
-        let out = check_resume(cfg, &[9_001, 27_000], scheduler);
+    let sets = [
+        "run.until=requests:40000",
+        "workload.kind=\"zipf\"",
+        "workload.read_ratio=0.4",
+        "workload.trim_ratio=0.05",
+        "mapping_cache.size_bytes=1024",
+        "ftl.integrity_oracle=true",
+    ];
+    for out in check_resume_under_both("tiny", &sets, &[9_001, 27_000]) {
         let c = out.summary.mapping_cache.expect("a mapping_cache section");
         assert!(c.dirty_evictions > 0 && c.gc_updates > 0, "{c:?}");
     }
@@ -251,13 +250,8 @@ fn reusable_ssd_with_recency_classification_and_the_first_write_reserve() {
 #[test]
 fn open_channel_ft_passd_with_a_program_failure() {
     // Under the queued scheduler, stopped with the host FTL's cleaning part-stepped.
-    for scheduler in ["timing.scheduler=\"reservation\"", "timing.scheduler=\"queued\""] {
-        let cfg = config(
-            "ftpassd-small",
-            &["run.until=requests:20000", "failures.program_fail_rate=0.002", "ftl.integrity_oracle=true", scheduler],
-        );
-        check_resume(cfg, &[9_000], &format!("ft-passd, {scheduler}"));
-    }
+    let sets = ["run.until=requests:20000", "failures.program_fail_rate=0.002", "ftl.integrity_oracle=true"];
+    check_resume_under_both("ftpassd-small", &sets, &[9_000]);
 }
 
 #[test]

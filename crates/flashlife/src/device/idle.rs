@@ -27,14 +27,13 @@ impl Device {
     /// No host command is outstanding from `t` on. The device learns when the idle time
     /// ends only when the next command arrives ([`Device::command_arrived`]).
     pub fn idle_since(&mut self, t: u64) {
+        self.idle_since = Some(t);
         if self.core.sched.steps_cleaning() {
-            self.idle_since = Some(t);
+            // The steps run as events: the die of the next one owes background work.
             if let Some(die) = self.policy.next_background(&mut self.core) {
                 self.core.sched.cleaning_owed(die);
             }
-            return;
         }
-        self.idle_since = Some(t);
     }
 
     /// A host command arrived at `t` (called at each command's first contact with the device;

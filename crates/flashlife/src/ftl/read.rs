@@ -42,10 +42,24 @@ impl Ftl {
     pub fn read(&mut self, first: u32, units: u32, ready: Done) -> Done {
         let ready = self.map_lookup(first, units, ready, false);
         let done = self.read_units(first, units, ready);
+        // Before the blocks flagged are reclaimed, so that their moves see the classes.
+        self.classify_read(first, units);
         if !self.reclaim_queue.is_empty() {
             self.reclaim_pending(done);
         }
         done
+    }
+
+    /// With placement classes (`placement`): the units read take the class their reader asked
+    /// for (a unit beyond the logical space, a cached map's translation unit, keeps none).
+    fn classify_read(&mut self, first: u32, units: u32) {
+        if let Some(classes) = self.placement.as_mut() {
+            let class = self.reads.placement_class();
+            let end = ((first + units) as usize).min(classes.len());
+            if let Some(units) = classes.get_mut(first as usize..end) {
+                units.fill(class);
+            }
+        }
     }
 
     /// The reads of a host read request, nothing else.
@@ -90,25 +104,7 @@ impl Ftl {
             let host_ns = self.sched.cost_ns(&Transaction::host(units as u64 * self.unit_bytes));
             self.request = RequestTiming { pages, attempt_ns: 0, queue_ns, host_ns };
         }
-        if self.placement.is_none() {
-            return self.read(first, units, ready);
-        }
-        let ready = self.map_lookup(first, units, ready, false);
-        let done = self.read_units(first, units, ready);
-        if let Some(classes) = self.placement.as_mut() {
-            // The read's data takes the class its reader asked for (a unit beyond the logical
-            // space, a cached map's translation unit, keeps none).
-            let class = self.reads.placement_class();
-            let end = ((first + units) as usize).min(classes.len());
-            if let Some(units) = classes.get_mut(first as usize..end) {
-                units.fill(class);
-            }
-        }
-        // As `read`, with the classes set before the blocks flagged are reclaimed.
-        if !self.reclaim_queue.is_empty() {
-            self.reclaim_pending(done);
-        }
-        done
+        self.read(first, units, ready)
     }
 
     /// Pages a read of `units` units from `first` senses (runs of units on one page), and the
