@@ -281,7 +281,7 @@ impl Ftl {
         }
         self.counters.gc_valid_moved_idle += self.counters.gc_valid_moved - moved;
         // The idle window opens at a plain time, which the settled work waits for.
-        self.settle(Done::at(from));
+        self.settle(self.sched.plain(from));
     }
 }
 

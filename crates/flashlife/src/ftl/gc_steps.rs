@@ -100,7 +100,7 @@ impl Ftl {
             }
         }
         // The idle window opens at a plain time, which the settled work waits for.
-        self.settle(Done::at(from));
+        self.settle(self.sched.plain(from));
     }
 
     /// A job for `plane`'s next victim: the baseline's ([`SteppedCleaner::next_victim`]), or
