@@ -335,7 +335,7 @@ def test_a_result_names_its_configuration_and_trace(tmp_path: Path) -> None:
     p = flashlife_cli("run", "--preset", "tiny", "--trace", str(trace), "--until", "end", "--out", str(out))
     assert p.returncode == 0, p.stderr
     prov = json.loads((out / "summary.json").read_text())["provenance"]
-    assert prov["flashlife_version"] == _core.__version__ and prov["scheduler"] == "reservation"
+    assert prov["flashlife_version"] == _core.__version__ and prov["scheduler"] == "queued"
     assert prov["trace"] == {"path": str(trace), "bytes": trace.stat().st_size, "sha256": sha(trace)}
     text = (out / "config.toml").read_text()
     body = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("#"))

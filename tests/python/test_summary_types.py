@@ -33,7 +33,10 @@ def test_a_block_run_matches_the_summary_type(block_run: flashlife.Result) -> No
     assert shape_errors(block_run.summary) == []
     # The optional sections are absent, not null, for a block drive without Reusable SSD.
     assert "open_channel" not in block_run.summary and "techniques" not in block_run.summary
-    assert "scheduler" not in block_run.summary
+    # The queued scheduler (the default) reports its section; reservation has none.
+    assert block_run.summary["provenance"]["scheduler"] == "queued" and "scheduler" in block_run.summary
+    r = flashlife.run("tiny", until="requests:2000", overrides={"timing.scheduler": "reservation"})
+    assert shape_errors(r.summary) == [] and "scheduler" not in r.summary
     assert isinstance(block_run.summary["write_amplification"], float)
 
 

@@ -62,8 +62,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// times DRAM cache accesses (its DRAM latency, delays as pending events); a fifth active
 /// block per pool (`Stream::Placed`), the FTL's placement class per logical unit and the read
 /// model's `reliability.budget_placement`; 20: a pool's stepped cleaning is one record shared
-/// by both FTLs (`ftl::Debt`), and the open-channel host FTL's parallel units carry one.
-pub const FORMAT_VERSION: u32 = 20;
+/// by both FTLs (`ftl::Debt`), and the open-channel host FTL's parallel units carry one; 21:
+/// the configuration's default scheduler is `queued` and `ftl.allocation` is optional (its
+/// default the scheduler's), so a stored configuration of format 20 would mean another run.
+pub const FORMAT_VERSION: u32 = 21;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

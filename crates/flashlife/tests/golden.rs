@@ -26,7 +26,17 @@ fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
+/// The records made before the queued scheduler became the default (and the lifetime
+/// presets, which state it) run under reservation: the pin goes ahead of the case's own
+/// settings, and the summary's `timing.scheduler` names it. The queued default has records of
+/// its own (`the_queued_default`).
+const RESERVATION: &str = "timing.scheduler=\"reservation\"";
+
 fn config(preset: &str, sets: &[&str]) -> Config {
+    config_under(preset, &[&[RESERVATION], sets].concat())
+}
+
+fn config_under(preset: &str, sets: &[&str]) -> Config {
     let mut b = ConfigBuilder::new().preset(preset).unwrap_or_else(|e| panic!("{preset}: {e}"));
     for s in sets {
         b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
@@ -96,6 +106,54 @@ fn check(name: &str, preset: &str, sets: &[&str], out: &RunOutput) {
 fn run_case(name: &str, preset: &str, sets: &[&str]) {
     let out = Simulator::new(config(preset, sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{name}: {e}"));
     check(name, preset, sets, &out);
+}
+
+/// A case under the defaults as they are (the queued scheduler, `least_loaded` allocation).
+fn run_queued_case(name: &str, preset: &str, sets: &[&str]) {
+    let out =
+        Simulator::new(config_under(preset, sets)).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(out.summary.provenance.scheduler, "queued", "{name}: the default scheduler");
+    check(name, preset, sets, &out);
+}
+
+/// The queued scheduler as the default runs it: the default drive closed-loop, a read/write
+/// mix with suspension, an open-loop replay with idle cleaning, the open-channel FT-PASSD
+/// drive and salvage with runtime failures (stepped GC, the victim's pace near the reserve,
+/// least-loaded allocation, per-die queues).
+#[test]
+fn the_queued_default() {
+    let short = ["run.until=\"requests:20000\"", "run.progress=\"off\""];
+    run_queued_case("queued-default", "default", &short);
+    run_queued_case(
+        "queued-tiny-mix-suspension",
+        "tiny",
+        &[&short[..], &["workload.read_ratio=0.3", "timing.suspension=true", "ftl.integrity_oracle=true"]].concat(),
+    );
+    run_queued_case(
+        "queued-tiny-open-loop",
+        "tiny",
+        &[
+            &short[..],
+            &[
+                "workload.arrival.process=\"poisson\"",
+                "workload.arrival.rate_iops=3000",
+                "workload.read_ratio=0.3",
+                "gc.background=true",
+                "stats.interval=\"1s\"",
+            ],
+        ]
+        .concat(),
+    );
+    run_queued_case(
+        "queued-ftpassd-program-failures",
+        "ftpassd-small",
+        &[&short[..], &["failures.program_fail_rate=0.002", "ftl.integrity_oracle=true"]].concat(),
+    );
+    run_queued_case(
+        "queued-salvage-skip-page",
+        "salvage-small",
+        &[&short[..], &["ftl.precondition_drive_writes=0.5", "failures.on_program_failure=\"skip_page\""]].concat(),
+    );
 }
 
 /// Issue 22's TRIM and DRAM data cache, both on: trims mixed with reads and writes behind a

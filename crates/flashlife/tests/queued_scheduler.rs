@@ -14,6 +14,9 @@ fn run(extra: &[&str]) -> RunOutput {
 }
 
 const QUEUED: &str = "timing.scheduler=\"queued\"";
+const RESERVATION: &str = "timing.scheduler=\"reservation\"";
+/// Strict rotation (the queued scheduler's default allocation is `least_loaded`).
+const ROTATION: &str = "ftl.allocation=\"rotation\"";
 
 /// Die time per host write from the run's own operation counts: the closed form
 /// dies / (WA x (tPROG + tR) + erase share), with each page's channel transfer (which holds
@@ -39,7 +42,7 @@ fn a_die_bound_drive_keeps_its_dies_busy_and_reaches_the_closed_form() {
     let little = q.latency_us.all.mean * 1e-6 * iops;
     assert!((little - 32.0).abs() < 0.02 * 32.0, "Little's law: {little} requests in the drive, not 32");
     // The reservation scheduler on the same drive leaves dies idle while work waits.
-    let r = run(&["ftl.allocation=\"least_loaded\""]).summary;
+    let r = run(&[RESERVATION, "ftl.allocation=\"least_loaded\""]).summary;
     assert!(r.scheduler.is_none());
     assert!(iops > 1.05 * r.throughput.iops, "queued {iops:.0} vs reservation {:.0} IOPS", r.throughput.iops);
 }
@@ -177,14 +180,14 @@ fn stepped_cleaning_keeps_the_background_backlog_to_a_few_transactions() {
 fn stepped_cleaning_moves_no_more_than_cleaning_at_once() {
     let ll = "ftl.allocation=\"least_loaded\"";
     let q = run(&[QUEUED, ll]).summary;
-    let r = run(&[ll]).summary;
+    let r = run(&[RESERVATION, ll]).summary;
     assert_eq!(q.host.write_requests, r.host.write_requests);
     assert!(q.write_amplification <= r.write_amplification, "{} vs {}", q.write_amplification, r.write_amplification);
-    let r = run(&[]).summary;
-    let first = run(&[QUEUED, "timing.urgent_gc_pace=\"first\""]).summary;
+    let r = run(&[RESERVATION]).summary;
+    let first = run(&[QUEUED, ROTATION, "timing.urgent_gc_pace=\"first\""]).summary;
     let ratio = first.write_amplification / r.write_amplification;
     assert!((0.99..1.01).contains(&ratio), "rotation: {} vs {}", first.write_amplification, r.write_amplification);
-    let paced = run(&[QUEUED]).summary;
+    let paced = run(&[QUEUED, ROTATION]).summary;
     assert!(
         paced.write_amplification <= 1.01 * r.write_amplification,
         "rotation, paced: {} vs {}",
@@ -246,7 +249,7 @@ fn the_queued_scheduler_keeps_host_work_and_is_deterministic() {
 #[test]
 fn fifo_order_stays_within_the_reservation_order_of_magnitude() {
     let fifo = run(&[QUEUED, "timing.policy=\"fifo\"", "run.until=\"requests:30000\""]).summary;
-    let res = run(&["run.until=\"requests:30000\""]).summary;
+    let res = run(&[RESERVATION, "run.until=\"requests:30000\""]).summary;
     let ratio = fifo.throughput.iops / res.throughput.iops;
     assert!((0.5..3.0).contains(&ratio), "fifo {} vs reservation {} IOPS", fifo.throughput.iops, res.throughput.iops);
     assert_eq!(fifo.scheduler.unwrap().policy, "fifo");
@@ -272,7 +275,14 @@ fn a_light_open_loop_read_stream_sees_bare_service_times() {
 
 #[test]
 fn suspension_settings_need_the_queued_scheduler() {
-    let e = flashlife::ConfigBuilder::new().set("timing.suspension=true").unwrap().build().unwrap_err().to_string();
+    let e = flashlife::ConfigBuilder::new()
+        .set("timing.scheduler=\"reservation\"")
+        .unwrap()
+        .set("timing.suspension=true")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("timing.scheduler"), "{e}");
 }
 
@@ -304,7 +314,7 @@ fn the_time_series_splits_the_scheduler_counters_by_interval() {
     let whole = q.summary.scheduler.as_ref().unwrap();
     let mean = weighted / prev;
     assert!((mean - whole.die_busy.mean).abs() < 0.01, "intervals {mean:.4} vs whole run {:.4}", whole.die_busy.mean);
-    let r = run(&["run.until=\"requests:2000\""]);
+    let r = run(&[RESERVATION, "run.until=\"requests:2000\""]);
     assert!(!r.timeseries.to_csv().lines().next().unwrap().contains("die_busy"));
 }
 

@@ -35,6 +35,9 @@ fn drive(extra: &[String]) -> Vec<String> {
         ),
         "reliability.base_cycles=1500".into(),
         "run.progress=\"off\"".into(),
+        // The figures of docs/techniques/read-relaxation.md and the pins here were measured
+        // under the reservation scheduler, which runs a reclaim at once.
+        "timing.scheduler=\"reservation\"".into(),
     ];
     v.extend(extra.iter().cloned());
     v
@@ -200,6 +203,11 @@ fn read_count_reclaims_at_its_threshold() {
         "ftl.integrity_oracle=true".into(),
         "workload.read_ratio=1.0".into(),
         "run.until=\"requests:200000\"".into(),
+        // A reclaim at once. Under the queued scheduler a reclaim's moves are background work
+        // stepped behind host reads, and a saturating read stream starves them: 58 reclaims
+        // where the closed form says 436 to 500 (measured 2026-11-25; a known limit of the
+        // queued scheduler, docs/architecture.md).
+        "timing.scheduler=\"reservation\"".into(),
     ];
     let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
     let s = common::run(&refs).summary;

@@ -182,6 +182,8 @@ fn paper_drive(extra: &[&str]) -> flashlife::sim::summary::Summary {
         "workload.read_ratio=0.3",
         "host.queue_depth=1",
         "run.until=\"writes:0.25dw\"",
+        // The pins below and docs/techniques/salvage.md's QD1 figures: under reservation.
+        "timing.scheduler=\"reservation\"",
     ]
     .iter()
     .chain(extra)

@@ -53,12 +53,18 @@ fn simulated_s(out: &RunOutput) -> f64 {
     (out.summary.host.read_requests + out.summary.host.write_requests) as f64 / r.iops
 }
 
-/// A closed loop on the block FTL: no FTL decision depends on time (rotation allocation, no
-/// idle windows), so the bookkeeping is the full run's to the byte, and the fast-forward clock
-/// (the last window's rate) keeps simulated time within 5% of the full run's.
+/// A closed loop on the block FTL under the reservation scheduler: no FTL decision depends on
+/// time (rotation allocation, no idle windows), so the bookkeeping is the full run's to the
+/// byte, and the fast-forward clock (the last window's rate) keeps simulated time within 5%
+/// of the full run's.
 #[test]
 fn closed_loop_block_drive_matches_full_timing() {
-    let sets = ["run.until=\"writes:40dw\"", "run.progress=\"off\"", "workload.read_ratio=0.3"];
+    let sets = [
+        "run.until=\"writes:40dw\"",
+        "run.progress=\"off\"",
+        "workload.read_ratio=0.3",
+        "timing.scheduler=\"reservation\"",
+    ];
     let (full, sampled) = both("tiny", &sets);
     assert_within(&full, &sampled, "block");
     assert_eq!(full.summary.flash, sampled.summary.flash, "the same flash work");
@@ -69,10 +75,12 @@ fn closed_loop_block_drive_matches_full_timing() {
 }
 
 /// The same under the queued scheduler: windows drain their requests before timing goes off,
-/// and work left queued runs when it comes back on.
+/// and work left queued runs when it comes back on. With strict rotation, so that no decision
+/// depends on time and the flash work is the full run's to the byte (`least_loaded`, the
+/// queued default, places by the dies' load, which fast-forward does not have).
 #[test]
 fn closed_loop_under_the_queued_scheduler_matches_full_timing() {
-    let sets = ["run.until=\"writes:20dw\"", "run.progress=\"off\"", "timing.scheduler=\"queued\""];
+    let sets = ["run.until=\"writes:20dw\"", "run.progress=\"off\"", "ftl.allocation=\"rotation\""];
     let (full, sampled) = both("tiny", &sets);
     assert_within(&full, &sampled, "queued");
     assert_eq!(full.summary.flash, sampled.summary.flash);
@@ -88,10 +96,11 @@ fn open_channel_drive_matches_full_timing() {
 
 /// An open loop the drive keeps up with (Poisson arrivals at about a third of its rate, no
 /// background GC: idle windows in fast-forward are not limited by time, so with it on the GC
-/// differs, as `docs/performance.md` measures).
+/// differs, as `docs/performance.md` measures), under the reservation scheduler (rotation).
 #[test]
 fn open_loop_within_the_drives_rate_matches_full_timing() {
     let sets = [
+        "timing.scheduler=\"reservation\"",
         "run.until=\"writes:20dw\"",
         "run.progress=\"off\"",
         "workload.arrival.process=\"poisson\"",

@@ -143,13 +143,6 @@ choice! {
     HotColdKind { Size = "size", Recency = "recency" }
 }
 
-impl Allocation {
-    /// The default, left out of a written configuration (see `FtlConfig::allocation`).
-    pub fn is_rotation(&self) -> bool {
-        *self == Allocation::Rotation
-    }
-}
-
 impl GcMode {
     /// The default, left out of a written configuration (see `GcConfig::mode`).
     pub fn is_standard(&self) -> bool {

@@ -17,7 +17,8 @@ const OPTIONAL_KEYS: &[&str] = &[
     "wear_leveling.measure",
     "wear_leveling.cold_stream",
     "zombie.affordable_drops",
-    "timing",
+    "timing.urgent_gc_ratio",
+    "timing.urgent_gc_pace",
     "sampling",
     "stats.request_log",
     "workload.trim_ratio",
@@ -166,8 +167,11 @@ impl ConfigBuilder {
 
     /// Read the merged tree into a validated [`Config`].
     pub fn build(self) -> Result<Config> {
-        let cfg: Config = serde_path_to_error::deserialize(Value::Table(self.tree)).map_err(|e| type_error(&e))?;
+        let mut cfg: Config = serde_path_to_error::deserialize(Value::Table(self.tree)).map_err(|e| type_error(&e))?;
         cfg.validate()?;
+        // A default that depends on another key is resolved here, so that the written
+        // configuration names the run whatever a later version defaults to.
+        cfg.ftl.allocation = Some(cfg.allocation());
         Ok(cfg)
     }
 }
@@ -262,7 +266,15 @@ mod tests {
     #[test]
     fn defaults_build() {
         let c = ConfigBuilder::new().build().unwrap();
-        assert_eq!(c, Config::default());
+        // The one default that depends on another key is resolved by `build`.
+        let mut want = Config::default();
+        assert_eq!(want.ftl.allocation, None);
+        want.ftl.allocation = Some(crate::config::Allocation::LeastLoaded);
+        assert_eq!(c, want);
+        let r = ConfigBuilder::new().set("timing.scheduler=\"reservation\"").unwrap().build().unwrap();
+        assert_eq!(r.ftl.allocation, Some(crate::config::Allocation::Rotation));
+        let s = ConfigBuilder::new().set("ftl.allocation=\"static\"").unwrap().build().unwrap();
+        assert_eq!(s.ftl.allocation, Some(crate::config::Allocation::Static));
     }
 
     #[test]

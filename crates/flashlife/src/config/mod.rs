@@ -68,8 +68,7 @@ pub struct Config {
     /// `[ftpassd]`: FT-PASSD's device policies. Left out of a written configuration at its default.
     #[serde(skip_serializing_if = "FtPassdConfig::is_default")]
     pub ftpassd: FtPassdConfig,
-    /// `[timing]`: the scheduler. Left out of a written configuration at its default.
-    #[serde(skip_serializing_if = "TimingConfig::is_default")]
+    /// `[timing]`: the scheduler. Always written (see [`TimingConfig`]).
     pub timing: TimingConfig,
     /// `[sampling]`: sampled timing. Left out of a written configuration at its default (off).
     #[serde(skip_serializing_if = "SamplingConfig::is_default")]
@@ -357,10 +356,12 @@ pub struct FtlConfig {
     /// Which plane a host write's next page goes to: `rotation` (strict rotation over the
     /// planes, channel first), `least_loaded` (the plane whose die can start new work
     /// soonest, ties in rotation order) or `static` (the unit's logical address picks the
-    /// plane: logical unit mod planes, in rotation order). Written to TOML only when not the default, so
-    /// configurations that predate the key keep their text (and hash).
-    #[serde(skip_serializing_if = "Allocation::is_rotation")]
-    pub allocation: Allocation,
+    /// plane: logical unit mod planes, in rotation order). Unset: `least_loaded` under the
+    /// queued scheduler, `rotation` under reservation (what its recorded results, golden and
+    /// lifetime runs, were made with); [`Config::allocation`] resolves it. Written only when
+    /// set, so configurations that predate the key keep their text (and hash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allocation: Option<Allocation>,
 }
 
 impl Default for FtlConfig {
@@ -371,7 +372,7 @@ impl Default for FtlConfig {
             precondition: Precondition::Steady,
             precondition_drive_writes: 1.0,
             timing: true,
-            allocation: Allocation::Rotation,
+            allocation: None,
         }
     }
 }
@@ -1094,6 +1095,15 @@ impl Config {
         self.reusable.validate(self)?;
         self.reliability.validate()?;
         Ok(())
+    }
+
+    /// `ftl.allocation` as the run uses it: the key when set, else the scheduler's default
+    /// (`least_loaded` under queued, `rotation` under reservation).
+    pub fn allocation(&self) -> Allocation {
+        self.ftl.allocation.unwrap_or(match self.timing.scheduler {
+            SchedulerKind::Queued => Allocation::LeastLoaded,
+            SchedulerKind::Reservation => Allocation::Rotation,
+        })
     }
 
     /// The full configuration as TOML (what `config.toml` in a run folder holds).

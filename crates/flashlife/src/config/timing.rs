@@ -10,10 +10,11 @@ use crate::error::{Error, Result};
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
     /// Each resource keeps the time it next becomes free; work is booked in the order the FTL
-    /// decides it (fast; the reference the golden results were recorded with).
+    /// decides it (fast: whole-lifetime runs; the reference the golden results were recorded
+    /// with).
     Reservation,
-    /// Discrete-event: per-die class queues, a channel arbiter, GC interleaved with host work
-    /// a transaction at a time, optional suspension.
+    /// Discrete-event (the default): per-die class queues, a channel arbiter, GC interleaved
+    /// with host work a transaction at a time, optional suspension.
     Queued,
 }
 
@@ -39,8 +40,9 @@ pub enum UrgentPace {
     Victim,
 }
 
-/// `[timing]`. Left out of a written configuration when it is the default, so
-/// configurations that predate it keep their text (and hash).
+/// `[timing]`. Always written (with the scheduler named), so that a configuration written by
+/// one version means the same run under a later one whatever its default scheduler: until
+/// November 2026 the default was `reservation` and the section was left out at its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimingConfig {
@@ -87,7 +89,7 @@ pub struct TimingConfig {
 impl Default for TimingConfig {
     fn default() -> Self {
         TimingConfig {
-            scheduler: SchedulerKind::Reservation,
+            scheduler: SchedulerKind::Queued,
             policy: QueuePolicy::Priority,
             gc_ratio: Vec::new(),
             urgent_gc_ratio: Vec::new(),
@@ -108,10 +110,6 @@ impl Default for TimingConfig {
 }
 
 impl TimingConfig {
-    pub fn is_default(&self) -> bool {
-        *self == TimingConfig::default()
-    }
-
     /// Check ranges; errors name the dotted key under `timing.`.
     pub fn validate(&self) -> Result<()> {
         for (key, v) in [
@@ -167,7 +165,9 @@ impl TimingConfig {
             return Err(Error::config("timing.reads_per_suspension", 0, "at least 1 when timing.suspension is on"));
         }
         // Every key but the scheduler is the queued scheduler's own.
-        if self.scheduler == SchedulerKind::Reservation && !self.is_default() {
+        if self.scheduler == SchedulerKind::Reservation
+            && *self != (TimingConfig { scheduler: SchedulerKind::Reservation, ..TimingConfig::default() })
+        {
             return Err(Error::config(
                 "timing.scheduler",
                 "reservation",

@@ -370,7 +370,7 @@ impl Ftl {
             blocks: BlockTable::new(blocks, block_units, BlockState::Free),
             pools,
             stripe_pos: 0,
-            allocation: cfg.ftl.allocation,
+            allocation: cfg.allocation(),
             victim,
             wl,
             levelling_stream: if cfg.wear_leveling.cold_stream { Stream::Cold } else { Stream::Gc },
