@@ -65,6 +65,11 @@ pub struct TimingConfig {
     /// when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub urgent_gc_pace: Option<UrgentPace>,
+    /// Under `priority`: on a die with a failed or reclaimed block's data to move,
+    /// `[background, host]` transactions started at least in this ratio while both wait,
+    /// host reads included (a pace in force with a larger background share wins); empty:
+    /// that work waits like other background work. `fifo` orders by arrival and ignores it.
+    pub chore_ratio: Vec<u32>,
     /// The hard threshold: GC erases a plane may owe (decided by the FTL, not yet run on the
     /// flash) before background work goes first on its die.
     pub hard_threshold_erases: u32,
@@ -94,6 +99,7 @@ impl Default for TimingConfig {
             gc_ratio: Vec::new(),
             urgent_gc_ratio: Vec::new(),
             urgent_gc_pace: None,
+            chore_ratio: vec![1, 1],
             hard_threshold_erases: 1,
             multi_plane: false,
             suspension: false,
@@ -125,7 +131,7 @@ impl TimingConfig {
             }
         }
         let ratios = [("gc_ratio", &self.gc_ratio), ("urgent_gc_ratio", &self.urgent_gc_ratio)];
-        for (key, ratio) in ratios {
+        for (key, ratio) in ratios.into_iter().chain([("chore_ratio", &self.chore_ratio)]) {
             if !(ratio.is_empty() || (ratio.len() == 2 && ratio.iter().all(|&v| v > 0))) {
                 return Err(Error::config(
                     format!("timing.{key}"),

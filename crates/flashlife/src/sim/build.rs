@@ -81,6 +81,8 @@ pub(crate) fn build_scheduler(cfg: &Config, flash: &FlashArray) -> Box<dyn Sched
                     (Some(UrgentPace::First), _) => NearReserve::First,
                     (Some(UrgentPace::Victim) | None, _) => NearReserve::Victim,
                 },
+                chore_ratio: (t.chore_ratio.len() == 2)
+                    .then(|| GcRatio { background: t.chore_ratio[0], host: t.chore_ratio[1] }),
             }),
         };
         let params = QueuedParams {

@@ -218,6 +218,11 @@ pub trait Scheduler: Send {
     /// before host writes reach the reserve (only called when [`Scheduler::steps_cleaning`]).
     fn cleaning_urgent(&mut self, _die: u32, _on: bool) {}
 
+    /// A pool of `die` has a failed or reclaimed block's data still to move (`on`), or none
+    /// any more (only called when [`Scheduler::steps_cleaning`]): a scheduler that paces
+    /// background work gives that work its share (`timing.chore_ratio`).
+    fn chores_owed(&mut self, _die: u32, _on: bool) {}
+
     /// The pace that keeps `die`'s urgent pool level: `background` transactions per `host`
     /// write (from the victim being cleaned). A scheduler that paces cleaning there by the
     /// victim (`timing.urgent_gc_pace = "victim"`) uses it; the others ignore it.

@@ -63,6 +63,9 @@ pub(super) struct Die {
     /// The pace its urgent pool's cleaning needs (`Queued::set_pace`), if known.
     #[serde(default)]
     pub pace: Option<GcRatio>,
+    /// A pool of the die has a failed or reclaimed block's data to move (`Queued::set_chores`).
+    #[serde(default)]
+    pub chores: bool,
 }
 
 impl Die {
@@ -86,6 +89,7 @@ impl Die {
             busy_since: 0,
             idle_since: 0,
             pace: None,
+            chores: false,
             bg_since: u64::MAX,
         }
     }
@@ -118,6 +122,7 @@ impl Queued {
         let mut cand = self.queues.candidates(&self.slab, d, die.urgent, self.policy.reads_arrivals());
         cand.near_reserve = die.urgent_writes && !die.urgent;
         cand.pace = die.pace;
+        cand.chores = die.chores;
         let class = self.policy.pick(&cand, die.credit);
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;

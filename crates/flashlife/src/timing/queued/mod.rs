@@ -297,6 +297,12 @@ impl Queued {
         self.dies[d as usize].pace = Some(pace);
     }
 
+    /// A pool of die `d` has a failed or reclaimed block's data still to move (`on`), or none
+    /// any more: a policy that paces such work (`Priority::chore_ratio`) gives it its share.
+    pub fn set_chores(&mut self, d: u32, on: bool) {
+        self.dies[d as usize].chores = on;
+    }
+
     /// Ready transactions of `class` waiting on die `d` (not started).
     pub fn queue_len(&self, d: u32, class: Class) -> u32 {
         self.queues.len(d, class)

@@ -279,7 +279,7 @@ impl DieQueues {
                 head_arrival[c as usize] = slab[self.head(d, c)].arrival;
             }
         }
-        Candidates { mask, head_arrival, urgent, near_reserve: false, pace: None }
+        Candidates { mask, head_arrival, urgent, near_reserve: false, pace: None, chores: false }
     }
 }
 

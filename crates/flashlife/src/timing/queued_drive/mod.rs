@@ -496,6 +496,10 @@ impl Scheduler for QueuedScheduler {
         }
     }
 
+    fn chores_owed(&mut self, die: u32, on: bool) {
+        self.engine.set_chores(die, on);
+    }
+
     fn cleaning_pace(&mut self, die: u32, background: u32, host: u32) {
         self.engine.set_pace(die, GcRatio { background, host });
     }

@@ -38,7 +38,13 @@ fn engine(policy: Box<dyn Policy>) -> Queued {
 fn an_engine_restored_mid_run_completes_exactly_as_the_original() {
     let policies: [fn() -> Box<dyn Policy>; 2] = [
         || Box::new(Fifo),
-        || Box::new(Priority { gc_ratio: Some(GcRatio { background: 1, host: 3 }), near_reserve: NearReserve::First }),
+        || {
+            Box::new(Priority {
+                gc_ratio: Some(GcRatio { background: 1, host: 3 }),
+                near_reserve: NearReserve::First,
+                chore_ratio: None,
+            })
+        },
     ];
     for policy in policies {
         let mut q = engine(policy());

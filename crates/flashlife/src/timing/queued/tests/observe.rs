@@ -117,7 +117,7 @@ fn an_urgent_die_serves_background_first_and_the_ratio_interleaves() {
         let mut q = Queued::new(
             times(50.0, 200.0, 1500.0),
             params(1, 1, 4096.0, None),
-            Box::new(Priority { gc_ratio, near_reserve: NearReserve::First }),
+            Box::new(Priority { gc_ratio, near_reserve: NearReserve::First, chore_ratio: None }),
         );
         q.submit(&erase(0), 0, 0);
         for token in 1..=4 {
