@@ -50,7 +50,11 @@ fn flash_operations_add_up_by_cause() {
     let gc = &out.summary.gc;
     assert!(gc.victims > 10_000, "{gc:?}");
     assert_eq!(f.unit_programs_by_cause.get(Cause::Gc), gc.valid_units_moved, "GC moves vs victims' valid units");
-    assert_eq!(f.block_erases_by_cause.get(Cause::Gc), gc.victims, "one erase per GC victim");
+    // One erase per GC victim; under the queued scheduler (the default) a pool's last victim
+    // may still be in its job when the run stops (its erase not decided yet): at most one
+    // per pool (8 here).
+    let erased = f.block_erases_by_cause.get(Cause::Gc);
+    assert!(erased <= gc.victims && gc.victims - erased <= 8, "{erased} GC erases for {} victims", gc.victims);
     // One mapping unit per page on this drive: every page program carries one unit.
     assert_eq!(f.page_programs_by_cause, f.unit_programs_by_cause);
     assert_eq!(out.summary.integrity.physical_page_programs, f.page_programs, "array count vs FTL attribution");

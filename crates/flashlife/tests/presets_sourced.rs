@@ -110,7 +110,8 @@ fn sourced_presets_carry_their_cited_values() {
 
 #[test]
 fn what_the_sources_do_not_give_stays_flashlifes_default() {
-    let default = resolved(&Config::default());
+    // As built (`ftl.allocation` resolved, as in every preset).
+    let default = resolved(&ConfigBuilder::new().build().unwrap());
     for (name, key) in DEFAULTED {
         let got = resolved(&preset(name));
         assert_eq!(lookup(&got, key), lookup(&default, key), "{name}: {key} is not sourced, so it must be the default");
