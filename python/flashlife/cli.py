@@ -478,7 +478,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler",
         default="reservation",
         choices=["reservation", "queued"],
-        help="timing.scheduler of every run (default reservation); the report names it",
+        help=(
+            "timing.scheduler of every run (default reservation, which the technique pages' figures "
+            "were made with; the simulator's own default is queued); the report names it"
+        ),
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_cmd_reproduce)

@@ -15,7 +15,7 @@ cores), `paper` (the papers' drives and grids: minutes to hours), `smoke` (small
 the test suite only). Traces come from `traces=` / `--traces`, else `$FLASHLIFE_TRACES`, else
 `../shared/traces`; the parts that need an absent trace are skipped with a message in the
 report. `scheduler` (`--scheduler`) sets `timing.scheduler` in every run of the reproduction
-(`reservation`, the default, or `queued`); the report names it.
+(`reservation`, the default of reproductions, or `queued`, the simulator's default); the report names it.
 """
 
 from __future__ import annotations
@@ -184,7 +184,8 @@ def reproduce(
     (default `$FLASHLIFE_TRACES`, else `../shared/traces`); a folder that is not empty is
     refused unless `overwrite` (then only `report.md`, `figures/` and `data/` are replaced);
     jobs: runs at a time (default: 2, or 1 on a one-core machine); scheduler:
-    `timing.scheduler` of every run (`reservation`, the default, or `queued`).
+    `timing.scheduler` of every run (`reservation`, the default of reproductions, or `queued`,
+    the simulator's default).
     Returns a `Reproduction` (the report's path, every section's table as numbers).
     """
     if paper != "all" and paper not in PAPERS:
