@@ -31,6 +31,7 @@ mod pool;
 mod stock;
 mod summary;
 mod tokens;
+mod values;
 
 #[cfg(test)]
 mod tests;
