@@ -137,8 +137,8 @@ impl<'de> serde::Deserialize<'de> for ValueTable {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let map: HashMap<u64, u64> = serde::Deserialize::deserialize(d)?;
         let mut t = Self::with_buckets((map.len() / 2).next_power_of_two().max(MIN_BUCKETS));
-        // In id order, so that a value stored twice (a dead entry beside a live one) keeps
-        // the later; with base 0 nothing counts as dead while refilling.
+        // In id order, so that the layout (and a later checkpoint's bytes) does not depend
+        // on the map's iteration order; with no base known nothing counts as dead here.
         let mut entries: Vec<(u64, u64)> = map.into_iter().collect();
         entries.sort_unstable_by_key(|&(_, id)| id);
         for (v, id) in entries {
@@ -202,6 +202,14 @@ mod tests {
                 t = serde_json::from_str(&json).unwrap();
             }
             spilled = spilled.max(t.spill.len());
+            if id % 500 == 0 {
+                // A value is stored once (a checkpoint's map could not hold it twice).
+                let mut values: Vec<u64> = t.entries().map(|(v, _)| v).collect();
+                let n = values.len();
+                values.sort_unstable();
+                values.dedup();
+                assert_eq!(values.len(), n, "a value stored twice at id {id}");
+            }
             grown |= t.buckets.len() > MIN_BUCKETS;
             for q in [v, 2 * (next() % 30_000) + 1] {
                 let want = reference.get(&q).copied().filter(|&i| i >= base);
