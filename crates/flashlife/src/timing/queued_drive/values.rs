@@ -129,7 +129,13 @@ impl ValueTable {
 /// dead: their ids are below the restored ring's base).
 impl serde::Serialize for ValueTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.entries())
+        use serde::ser::SerializeMap;
+        // The length first: the checkpoint's encoding (postcard) needs it up front.
+        let mut m = s.serialize_map(Some(self.entries().count()))?;
+        for (v, id) in self.entries() {
+            m.serialize_entry(&v, &id)?;
+        }
+        m.end()
     }
 }
 
@@ -198,8 +204,9 @@ mod tests {
                 base = base.max(id.saturating_sub(2_000));
             }
             if id == 40_000 {
-                let json = serde_json::to_string(&t).unwrap();
-                t = serde_json::from_str(&json).unwrap();
+                // Through the checkpoint's encoding (which needs a map's length up front).
+                let bytes = postcard::to_stdvec(&t).unwrap();
+                t = postcard::from_bytes(&bytes).unwrap();
             }
             spilled = spilled.max(t.spill.len());
             if id % 500 == 0 {
