@@ -272,6 +272,28 @@ impl Queued {
         self.now = self.now.max(until);
     }
 
+    /// Advance to the next event time, then on from event time to event time while no
+    /// transaction has completed and the next event is due by `limit`: exactly a loop of
+    /// `advance(next_event_time())` that stops at the first time with completions, or before
+    /// an event past `limit` (the first step is taken whatever its time). Returns whether
+    /// there was anything to advance to.
+    ///
+    /// Most event times (a sense ending, work submitted at the clock arriving) complete
+    /// nothing, and a caller that only reacts to completions need not see them.
+    pub fn advance_to_completion(&mut self, limit: u64, out: &mut Vec<Completion>) -> bool {
+        let Some(mut e) = self.next_time() else { return false };
+        loop {
+            self.advance(e, out);
+            if !out.is_empty() {
+                return true;
+            }
+            match self.next_time() {
+                Some(n) if n <= limit => e = n,
+                _ => return true,
+            }
+        }
+    }
+
     /// Nothing is running on die `d` and nothing is suspended there.
     pub fn is_idle(&self, d: u32) -> bool {
         self.dies[d as usize].is_idle()

@@ -31,6 +31,7 @@ mod pool;
 mod stock;
 mod summary;
 mod tokens;
+mod values;
 
 #[cfg(test)]
 mod tests;
@@ -632,16 +633,33 @@ impl EventDriven for QueuedScheduler {
     /// finishes or a die is listed as wanting background work (the loop answers both), or the
     /// next event is past `limit`. Most events (a sense ending, a program whose die has more
     /// queued) need no answer: a saturated drive's loop made two round trips per transaction.
+    ///
+    /// Only a completion can finish a request or list a die, so the engine goes on by itself
+    /// through the event times that complete nothing (`Queued::advance_to_completion`): at
+    /// those this adapter had nothing to do (trimming the ring again changes nothing while
+    /// nothing finishes), and a saturated drive has more of them than of completions.
     fn advance_quiet(&mut self, limit: u64, out: &mut Vec<Finished>) {
-        while let Some(e) = self.engine.next_event_time() {
-            self.advance(e, out);
+        // Something to answer already: one event time, then back, as the loop would.
+        if !out.is_empty() || self.stock.any_listed() {
+            if let Some(e) = self.engine.next_event_time() {
+                self.advance(e, out);
+            }
+            return;
+        }
+        let mut comps = std::mem::take(&mut self.scratch);
+        while self.engine.advance_to_completion(limit, &mut comps) {
+            for c in comps.drain(..) {
+                self.finished(c, out);
+            }
+            self.tokens.trim();
             if !out.is_empty() || self.stock.any_listed() {
-                return;
+                break;
             }
             if self.engine.next_event_time().is_none_or(|n| n > limit) {
-                return;
+                break;
             }
         }
+        self.scratch = comps;
     }
 
     fn background_wanted(&mut self) -> Option<u32> {

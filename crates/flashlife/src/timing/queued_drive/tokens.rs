@@ -21,9 +21,9 @@
 //! time is safe. An even time never collides with a value; an odd one that equals a kept
 //! value is taken for that transaction (a rare, at worst one-operation, error).
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 
+use super::values::ValueTable;
 use super::NONE;
 
 /// A finished transaction's `finish` while it is still pending.
@@ -62,29 +62,6 @@ pub(super) struct Tok {
     pub background: bool,
 }
 
-/// A hasher for `u64` keys that are already well spread (values in nanoseconds): one
-/// multiplication, as the map is looked up on every submission.
-#[derive(Default)]
-pub(super) struct ValueHasher(u64);
-
-impl Hasher for ValueHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
-}
-
 /// Transactions by id, oldest first (ids are consecutive), and by value.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Tokens {
@@ -92,9 +69,8 @@ pub(super) struct Tokens {
     /// Id of `ring[0]`.
     base: u64,
     /// Value -> id of every kept transaction, and of some forgotten ones (ids below
-    /// `base`, which count as absent): forgetting does not touch the map, whose entries for
-    /// old work are out of cache; it is swept when half of it is forgotten entries.
-    by_value: HashMap<u64, u64, BuildHasherDefault<ValueHasher>>,
+    /// `base`, which count as absent and are overwritten in place: `values.rs`).
+    by_value: ValueTable,
     /// Recent estimates and the last value handed out for each: a burst of transactions
     /// with one estimate (a victim's page reads, decided at one instant) starts probing
     /// where the previous one ended instead of walking the whole burst again.
@@ -126,7 +102,7 @@ fn no_recent() -> Vec<(u64, u64)> {
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0, by_value: HashMap::default(), recent: no_recent(), cache: no_cache() }
+        Tokens { ring: VecDeque::new(), base: 0, by_value: ValueTable::new(), recent: no_recent(), cache: no_cache() }
     }
 
     /// A value for a transaction estimated to finish at `estimate`: odd, and no kept
@@ -152,14 +128,13 @@ impl Tokens {
     /// Does a kept transaction have value `v`?
     #[inline]
     fn taken(&self, v: u64) -> bool {
-        self.by_value.get(&v).is_some_and(|&id| id >= self.base)
+        self.by_value.get(v, self.base).is_some()
     }
 
     /// Keep `t` (its value from `unique_value`); returns its id.
     pub fn push(&mut self, t: Tok) -> u64 {
         let id = self.base + self.ring.len() as u64;
-        let clash = self.by_value.insert(t.value, id);
-        debug_assert!(clash.is_none_or(|old| old < self.base), "a value names one transaction");
+        self.by_value.insert(t.value, id, self.base);
         self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
         id
@@ -175,7 +150,7 @@ impl Tokens {
         if v == value && id >= self.base {
             return Some(id);
         }
-        self.by_value.get(&value).copied().filter(|&id| id >= self.base)
+        self.by_value.get(value, self.base)
     }
 
     /// Transaction `id`, if still kept.
@@ -209,10 +184,6 @@ impl Tokens {
             }
             self.ring.pop_front();
             self.base += 1;
-        }
-        if self.by_value.len() > 2 * self.ring.len().max(KEEP) {
-            let base = self.base;
-            self.by_value.retain(|_, id| *id >= base);
         }
     }
 

@@ -169,3 +169,66 @@ fn the_channel_drains_sensed_data_before_starting_programs() {
     assert_eq!(by_token(&out, 2).start, 81_920);
     assert_eq!(q.policy(), "priority");
 }
+
+/// Invariant: `advance_to_completion` is a loop of `advance(next_event_time())` that stops
+/// at the first event time with completions, or before an event past its limit. Reference:
+/// the same work advanced event by event, with the same follow-ups (a program submitted on
+/// another die as each read completes, at its finish) made at the same stops.
+#[test]
+fn advancing_to_a_completion_skips_only_the_event_times_that_complete_nothing() {
+    let setup = || {
+        let mut q = Queued::new(
+            times(50.0, 600.0, 2000.0),
+            params(4, 2, 400.0, Some(Suspension::default())),
+            Box::new(Priority::default()),
+        );
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        for token in 0..400 {
+            let die = rng.gen_range(0..4);
+            let tx = match rng.gen_range(0..4) {
+                0 => read(die, 4096, Cause::Host),
+                1 => read(die, 4096, Cause::Gc),
+                2 => program(die, 4096, Cause::Gc),
+                _ => erase(die),
+            };
+            q.submit(&tx, rng.gen_range(0..20_000_000), token);
+        }
+        q
+    };
+    // Reads (tokens below 400 are the set-up's) are followed by a program on the next die.
+    let react = |q: &mut Queued, out: &[Completion], next: &mut u32| {
+        for c in out.iter().filter(|c| c.token < 400 && c.token % 4 < 2) {
+            q.submit(&program((c.token + 1) % 4, 4096, Cause::Gc), c.finish, *next);
+            *next += 1;
+        }
+    };
+    for limit in [u64::MAX, 5_000_000] {
+        let (mut r, mut next) = (setup(), 400);
+        let mut stops = Vec::new();
+        let mut steps = 0;
+        while let Some(t) = r.next_event_time() {
+            let mut out = Vec::new();
+            r.advance(t, &mut out);
+            steps += 1;
+            let past = r.next_event_time().is_some_and(|n| n > limit);
+            if !out.is_empty() || past {
+                stops.push((r.now(), out.clone()));
+                react(&mut r, &out, &mut next);
+            }
+            if past {
+                break;
+            }
+        }
+        let (mut q, mut next) = (setup(), 400);
+        let mut got = Vec::new();
+        while got.len() < stops.len() {
+            let mut out = Vec::new();
+            assert!(q.advance_to_completion(limit, &mut out), "more to advance to");
+            got.push((q.now(), out.clone()));
+            react(&mut q, &out, &mut next);
+        }
+        assert!(steps > stops.len() + 100, "many event times complete nothing: {steps} steps, {} stops", stops.len());
+        assert_eq!(got, stops, "limit {limit}");
+        assert_eq!(q.next_event_time(), r.next_event_time());
+    }
+}
