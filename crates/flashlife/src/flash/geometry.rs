@@ -46,6 +46,13 @@ impl Geometry {
         plane / self.planes_per_die
     }
 
+    /// The planes of `die` (the inverse of [`Geometry::die_of_plane`]).
+    #[inline]
+    pub fn planes_of_die(&self, die: u32) -> std::ops::Range<u32> {
+        let first = die * self.planes_per_die;
+        first..first + self.planes_per_die
+    }
+
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         die / (self.ways * self.dies_per_chip)

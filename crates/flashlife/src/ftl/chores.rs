@@ -59,10 +59,9 @@ impl Ftl {
         self.sched.chores_owed(die, true);
     }
 
-    /// Does a pool of `die` have chores queued?
-    fn die_has_chores(&self, die: u32) -> bool {
-        let first = die * self.geo.planes_per_die;
-        (first..first + self.geo.planes_per_die).any(|p| !self.pools[p as usize].own.chores.is_empty())
+    /// The first pool of `die` with chores queued.
+    fn chore_plane(&self, die: u32) -> Option<u32> {
+        self.geo.planes_of_die(die).find(|&p| !self.pools[p as usize].own.chores.is_empty())
     }
 
     /// Stepped `settle`: failed blocks become chores (levelling moves stay at once: see the
@@ -108,9 +107,7 @@ impl Ftl {
         if self.chores_pending == 0 {
             return None;
         }
-        let first = die * self.geo.planes_per_die;
-        let plane =
-            (first..first + self.geo.planes_per_die).find(|&p| !self.pools[p as usize].own.chores.is_empty())?;
+        let plane = self.chore_plane(die)?;
         let pool = &self.pools[plane as usize];
         if pool.free.len() <= GC_RESERVE_BLOCKS && !pool.own.debt.owes {
             self.owe_cleaning(plane, GC_RESERVE_BLOCKS + 1);
@@ -141,7 +138,7 @@ impl Ftl {
                 self.retire(job.block);
             }
             let die = self.die_of_plane(plane);
-            if !self.die_has_chores(die) {
+            if self.chore_plane(die).is_none() {
                 self.sched.chores_owed(die, false);
             }
         }
@@ -180,7 +177,7 @@ impl Ftl {
             self.chores_pending = 0;
         }
         for die in 0..self.geo.dies() {
-            if !self.die_has_chores(die) {
+            if self.chore_plane(die).is_none() {
                 self.sched.chores_owed(die, false);
             }
         }

@@ -157,8 +157,7 @@ impl SteppedCleaner for Ftl {
         self.pools[plane as usize].cleaned();
     }
     fn pools_of_die(&self, die: u32) -> std::ops::Range<u32> {
-        let first = die * self.geo.planes_per_die;
-        first..first + self.geo.planes_per_die
+        self.geo.planes_of_die(die)
     }
     #[inline]
     fn die_of_pool(&self, plane: u32) -> u32 {

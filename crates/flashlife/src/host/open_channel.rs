@@ -774,8 +774,7 @@ impl SteppedCleaner for OpenChannel {
         self.pus[pu as usize].cleaned();
     }
     fn pools_of_die(&self, die: u32) -> std::ops::Range<u32> {
-        let first = die * self.geo.planes_per_die;
-        first..first + self.geo.planes_per_die
+        self.geo.planes_of_die(die)
     }
     fn die_of_pool(&self, pu: u32) -> u32 {
         self.geo.die_of_plane(pu)
