@@ -132,19 +132,39 @@ impl Ftl {
                     .find(|&i| !self.urgent(self.stripe[i]))
                     .unwrap_or(next)
             }
-            Allocation::LeastLoaded => {
-                let n = self.stripe.len();
-                let mut best = (u64::MAX, next);
-                for k in 0..n {
-                    let i = if next + k >= n { next + k - n } else { next + k };
-                    let free = self.sched.die_free_at(self.die_of_plane(self.stripe[i]));
-                    if free < best.0 {
-                        best = (free, i);
-                    }
-                }
-                best.1
-            }
+            Allocation::LeastLoaded => self.least_loaded_from(next),
         };
+    }
+
+    /// The striping position, from `next` on in rotation, whose die can start new work
+    /// soonest (the first of equals). Called for every page a host stream fills, over every
+    /// plane: the dies' times are read as one slice, not asked for one call at a time (a
+    /// call per plane was a fifth of a saturated queued run's CPU), and a die free now ends
+    /// the search, since none can be freer.
+    fn least_loaded_from(&self, next: usize) -> usize {
+        let n = self.stripe.len();
+        let order = (next..n).chain(0..next);
+        let mut best = (u64::MAX, next);
+        // The base is common to every die: comparing the offsets compares the times.
+        let Some((_, offsets)) = self.sched.die_free_offsets() else {
+            for i in order {
+                let free = self.sched.die_free_at(self.die_of_plane(self.stripe[i]));
+                if free < best.0 {
+                    best = (free, i);
+                }
+            }
+            return best.1;
+        };
+        for i in order {
+            let off = offsets[self.die_of_plane(self.stripe[i]) as usize];
+            if off < best.0 {
+                best = (off, i);
+                if off == 0 {
+                    break;
+                }
+            }
+        }
+        best.1
     }
 
     /// The striping position after this one in rotation.

@@ -241,6 +241,13 @@ pub trait Scheduler: Send {
     /// least. A query; books nothing.
     fn die_free_at(&self, die: u32) -> u64;
 
+    /// Every die's [`Scheduler::die_free_at`] at once, as `base + offsets[die]`: for an
+    /// allocator that compares all dies for every unit it places (`least_loaded`), which
+    /// would otherwise make a call per die. `None`: ask die by die.
+    fn die_free_offsets(&self) -> Option<(u64, &[u64])> {
+        None
+    }
+
     /// How long `tx` takes on its resources with nothing in its way: for predictions (a read
     /// attempt, a request's host transfer). A query; books nothing.
     fn cost_ns(&self, tx: &Transaction) -> u64;

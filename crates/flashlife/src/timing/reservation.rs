@@ -199,6 +199,10 @@ impl Scheduler for Reservation {
         self.die_free[die as usize]
     }
 
+    fn die_free_offsets(&self) -> Option<(u64, &[u64])> {
+        Some((0, &self.die_free))
+    }
+
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<Done> {
         let start = self.die_free[die as usize].max(from);
         (start < until).then_some(Done(start))

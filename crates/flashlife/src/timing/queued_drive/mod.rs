@@ -518,6 +518,10 @@ impl Scheduler for QueuedScheduler {
         self.engine.now() + self.host_backlog_ns[die as usize]
     }
 
+    fn die_free_offsets(&self) -> Option<(u64, &[u64])> {
+        Some((self.engine.now(), &self.host_backlog_ns))
+    }
+
     fn cost_ns(&self, tx: &Transaction) -> u64 {
         self.engine.cost_ns(tx)
     }
