@@ -352,6 +352,12 @@ class Scheduler(TypedDict):
     elapsed_ns: int
     die_busy: BusyShares
     channel_busy: BusyShares
+    #: Each die's busy share, in die order (channel-major: channel, then way, then die).
+    die_busy_each: list[float]
+    #: Each die's share of its busy time spent on background work (0 for a die never busy).
+    background_share_each_die: list[float]
+    #: Each channel's busy share, in channel order.
+    channel_busy_each: list[float]
     link_busy: float
     #: Share of all dies' busy time spent on background work (GC, wear leveling, ...).
     background_share_of_die_time: float

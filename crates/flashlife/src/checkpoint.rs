@@ -64,8 +64,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// model's `reliability.budget_placement`; 20: a pool's stepped cleaning is one record shared
 /// by both FTLs (`ftl::Debt`), and the open-channel host FTL's parallel units carry one; 21:
 /// the configuration's default scheduler is `queued` and `ftl.allocation` is optional (its
-/// default the scheduler's), so a stored configuration of format 20 would mean another run.
-pub const FORMAT_VERSION: u32 = 21;
+/// default the scheduler's), so a stored configuration of format 20 would mean another run;
+/// 22: the queued engine keeps each class's longest queue since the time series' last row,
+/// and the time series keeps each die's busy time at its last row.
+pub const FORMAT_VERSION: u32 = 22;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -298,7 +298,8 @@ fn suspension_settings_need_the_queued_scheduler() {
 
 /// The time series carries the scheduler's view per interval under the queued scheduler
 /// (and only there); weighted by the intervals' lengths, the dies' busy shares add up to the
-/// summary's whole-run share.
+/// summary's whole-run share, and the intervals' longest queues to the whole run's longest.
+/// The summary's per-die and per-channel lists agree with its mean, least and most.
 #[test]
 fn the_time_series_splits_the_scheduler_counters_by_interval() {
     let q = run(&[QUEUED, "workload.read_ratio=0.3", "run.until=\"requests:40000\"", "stats.interval=\"20ms\""]);
@@ -310,20 +311,51 @@ fn the_time_series_splits_the_scheduler_counters_by_interval() {
         "background_share",
         "queue_host_read",
         "queue_host_write",
-        "queue_background"
+        "queue_background",
+        "die_busy_max",
+        "queue_host_read_max",
+        "queue_host_write_max",
+        "queue_background_max"
     ]));
     let rows = &q.timeseries.rows;
     assert!(rows.len() > 5, "{} rows", rows.len());
+    let whole = q.summary.scheduler.as_ref().unwrap();
+    let dies = whole.die_busy_each.len() as f64;
     let (mut prev, mut weighted) = (0.0, 0.0);
+    let mut longest = [0u32; 3];
     for r in rows {
         let s = r.sched.expect("every row has the scheduler's columns");
         assert!((0.0..=1.0 + 1e-9).contains(&s.die_busy) && s.queue_background >= 0.0);
+        assert!((s.die_busy - 1e-9..=1.0 + 1e-9).contains(&s.die_busy_max), "{s:?}");
+        // No die can have waited more than the most on one die, on average.
+        for (mean, max) in [
+            (s.queue_host_read, s.queue_host_read_max),
+            (s.queue_host_write, s.queue_host_write_max),
+            (s.queue_background, s.queue_background_max),
+        ] {
+            assert!(mean <= dies * max as f64 + 1e-9, "{s:?}");
+        }
+        longest[0] = longest[0].max(s.queue_host_read_max);
+        longest[1] = longest[1].max(s.queue_host_write_max);
+        longest[2] = longest[2].max(s.queue_background_max);
         weighted += s.die_busy * (r.time_s - prev);
         prev = r.time_s;
     }
-    let whole = q.summary.scheduler.as_ref().unwrap();
     let mean = weighted / prev;
     assert!((mean - whole.die_busy.mean).abs() < 0.01, "intervals {mean:.4} vs whole run {:.4}", whole.die_busy.mean);
+    let d = &whole.queue_depth;
+    assert_eq!(longest, [d.host_read.max_one_die, d.host_write.max_one_die, d.background.max_one_die]);
+    assert!(longest[1] > 0 && longest[2] > 0, "{longest:?}: no queue to tell");
+    for (each, shares) in [(&whole.die_busy_each, &whole.die_busy), (&whole.channel_busy_each, &whole.channel_busy)] {
+        let m = each.iter().sum::<f64>() / each.len() as f64;
+        assert!((m - shares.mean).abs() < 1e-9, "{m} vs {shares:?}");
+        assert_eq!(each.iter().copied().fold(f64::INFINITY, f64::min), shares.min);
+        assert_eq!(each.iter().copied().fold(0.0, f64::max), shares.max);
+    }
+    // The per-die background shares, weighted by each die's busy time, are the drive's.
+    let bg: f64 = whole.background_share_each_die.iter().zip(&whole.die_busy_each).map(|(s, b)| s * b).sum();
+    let busy: f64 = whole.die_busy_each.iter().sum();
+    assert!((bg / busy - whole.background_share_of_die_time).abs() < 1e-9);
     let r = run(&[RESERVATION, "run.until=\"requests:2000\""]);
     assert!(!r.timeseries.to_csv().lines().next().unwrap().contains("die_busy"));
 }

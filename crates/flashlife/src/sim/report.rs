@@ -9,7 +9,7 @@ use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::provenance::{sha256_hex, Provenance, TraceIdentity};
 use crate::stats::reliability::ReliabilitySummary;
-use crate::stats::timeseries::{Row, SampleRow, TimeSeries};
+use crate::stats::timeseries::{Row, SampleRow, SchedTotals, TimeSeries};
 use crate::stats::Cause;
 use crate::techniques;
 use crate::workload::WorkloadKind;
@@ -282,7 +282,10 @@ pub(super) fn report(
 }
 
 /// Close the time series' current interval at `now`.
-pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
+pub(super) fn push_row(drive: &mut dyn Drive, st: &mut RunState, now: u64) {
+    // First, as it closes the scheduler's interval (and needs the drive mutably).
+    let totals = drive.scheduler_mut().interval_totals();
+    let drive: &dyn Drive = drive;
     let (ts, host, requests) = (&mut st.ts, &st.host, st.requests);
     let c = drive.counters();
     let long_read_share = ts.long_reads.interval_share();
@@ -291,8 +294,7 @@ pub(super) fn push_row(drive: &dyn Drive, st: &mut RunState, now: u64) {
     let dt = (now.saturating_sub(ts.last_time_ns)) as f64 / 1e9;
     let units = c.host_unit_writes - ts.last_host_units;
     let programs = c.unit_programs.total() - ts.last_unit_programs;
-    let totals = drive.scheduler().totals();
-    let sched = totals.map(|t| t.since(&ts.last_sched.unwrap_or_default()));
+    let sched = totals.as_ref().map(|t| t.since(ts.last_sched.as_ref().unwrap_or(&SchedTotals::default())));
     ts.last_sched = totals;
     // Under sampled timing only measured requests are recorded: an interval without one has
     // no latency (NaN), not zero.

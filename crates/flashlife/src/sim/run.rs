@@ -185,7 +185,7 @@ impl Simulator {
         let st = &self.state;
         if st.requests != st.ts.last_requests || st.ts.rows.is_empty() {
             let now = st.end.max(st.now);
-            push_row(self.ftl.as_ref(), &mut self.state, now);
+            push_row(self.ftl.as_mut(), &mut self.state, now);
         }
         // A dead drive may have lost the unit it could not place: that is its death, not a bug.
         if self.ftl.death().is_none() {
@@ -217,7 +217,7 @@ impl Simulator {
         if reached {
             // Under sampled timing a window's measurement is one row, which closes it.
             if st.sampler.as_ref().is_none_or(|s| !s.measuring()) {
-                push_row(self.ftl.as_ref(), st, st.now);
+                push_row(self.ftl.as_mut(), st, st.now);
             }
             st.next_mark += match interval {
                 Interval::TimeNs(t) => t,

@@ -284,7 +284,7 @@ impl Simulator {
     /// Start measuring: the time series' row up to here carries no measured request.
     fn begin_measure(&mut self) {
         let now = self.state.now;
-        push_row(self.ftl.as_ref(), &mut self.state, now);
+        push_row(self.ftl.as_mut(), &mut self.state, now);
         let st = &mut self.state;
         let s = st.sampler.as_mut().expect("sampling");
         s.phase = Phase::Measure;
@@ -329,7 +329,7 @@ impl Simulator {
         s.windows.push(window);
         s.phase = Phase::FastForward;
         st.ts.window = Some(s.windows.len() as u32 - 1);
-        push_row(self.ftl.as_ref(), &mut self.state, now);
+        push_row(self.ftl.as_mut(), &mut self.state, now);
         Ok(())
     }
 

@@ -73,11 +73,28 @@ pub struct SchedRow {
     pub queue_host_read: f64,
     pub queue_host_write: f64,
     pub queue_background: f64,
+    /// The busiest die's busy share of the interval: a die the allocation or the cleaning
+    /// leaves hot shows here while the mean over dies hides it.
+    pub die_busy_max: f64,
+    /// The most transactions of each class that waited on any one die during the interval.
+    pub queue_host_read_max: u32,
+    pub queue_host_write_max: u32,
+    pub queue_background_max: u32,
 }
 
 /// Columns added after [`COLUMNS`] when the rows carry the scheduler's view.
-pub const SCHED_COLUMNS: &[&str] =
-    &["die_busy", "channel_busy", "background_share", "queue_host_read", "queue_host_write", "queue_background"];
+pub const SCHED_COLUMNS: &[&str] = &[
+    "die_busy",
+    "channel_busy",
+    "background_share",
+    "queue_host_read",
+    "queue_host_write",
+    "queue_background",
+    "die_busy_max",
+    "queue_host_read_max",
+    "queue_host_write_max",
+    "queue_background_max",
+];
 
 /// Column names, in order.
 pub const COLUMNS: &[&str] = &[
@@ -121,9 +138,11 @@ pub struct TimeSeries {
     pub flow_names: Vec<String>,
 }
 
-/// Cumulative scheduler figures at a row: busy time summed over dies and channels,
-/// background busy time, and each class's queue-length integral (length x ns).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Cumulative scheduler figures at a row: busy time summed over dies and channels and per
+/// die, background busy time, and each class's queue-length integral (length x ns); and one
+/// figure of the interval that closes at the row, which no difference of totals gives: the
+/// longest queue of each class on any one die since the previous row.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SchedTotals {
     pub elapsed_ns: u64,
     pub dies: u32,
@@ -132,6 +151,8 @@ pub struct SchedTotals {
     pub channel_busy_ns: u64,
     pub background_busy_ns: u64,
     pub queue_area: [f64; 3],
+    pub die_busy_each_ns: Vec<u64>,
+    pub queue_max: [u32; 3],
 }
 
 impl SchedTotals {
@@ -143,6 +164,10 @@ impl SchedTotals {
         }
         let die = (self.die_busy_ns - before.die_busy_ns) as f64;
         let q = |i: usize| (self.queue_area[i] - before.queue_area[i]) / dt;
+        // The first row's `before` is empty: every die's time counts from 0.
+        let die_busy_max = (self.die_busy_each_ns.iter().enumerate())
+            .map(|(d, &b)| (b - before.die_busy_each_ns.get(d).copied().unwrap_or(0)) as f64 / dt)
+            .fold(0.0, f64::max);
         SchedRow {
             die_busy: die / (dt * self.dies.max(1) as f64),
             channel_busy: (self.channel_busy_ns - before.channel_busy_ns) as f64 / (dt * self.channels.max(1) as f64),
@@ -154,6 +179,10 @@ impl SchedTotals {
             queue_host_read: q(0),
             queue_host_write: q(1),
             queue_background: q(2),
+            die_busy_max,
+            queue_host_read_max: self.queue_max[0],
+            queue_host_write_max: self.queue_max[1],
+            queue_background_max: self.queue_max[2],
         }
     }
 }
@@ -204,13 +233,17 @@ impl TimeSeries {
                 let q = r.sched.unwrap_or_default();
                 let _ = write!(
                     s,
-                    ",{:.4},{:.4},{:.4},{:.3},{:.3},{:.3}",
+                    ",{:.4},{:.4},{:.4},{:.3},{:.3},{:.3},{:.4},{},{},{}",
                     q.die_busy,
                     q.channel_busy,
                     q.background_share,
                     q.queue_host_read,
                     q.queue_host_write,
-                    q.queue_background
+                    q.queue_background,
+                    q.die_busy_max,
+                    q.queue_host_read_max,
+                    q.queue_host_write_max,
+                    q.queue_background_max
                 );
             }
             if sample {

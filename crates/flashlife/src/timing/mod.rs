@@ -281,8 +281,10 @@ pub trait Scheduler: Send {
     }
 
     /// Cumulative busy times and queue integrals, for the time series' per-interval columns
-    /// (`None`: the scheduler keeps none).
-    fn totals(&self) -> Option<crate::stats::timeseries::SchedTotals> {
+    /// (`None`: the scheduler keeps none). Called once per row: it also closes the interval
+    /// of the figures no difference of totals gives (the longest queues), and the next
+    /// interval starts.
+    fn interval_totals(&mut self) -> Option<crate::stats::timeseries::SchedTotals> {
         None
     }
 }

@@ -357,4 +357,12 @@ impl Queued {
     pub fn stats(&self) -> QueuedStats {
         self.snapshot()
     }
+
+    /// The most transactions of each class that waited on any one die since the last call
+    /// (or the start); the next interval starts from the queues as they are now.
+    pub fn take_interval_queue_max(&mut self) -> [u32; CLASSES] {
+        let dies = self.dies.len() as u32;
+        let longest = Class::ALL.map(|c| (0..dies).map(|d| self.queues.len(d, c)).max().unwrap_or(0));
+        self.counters.take_interval_max(longest)
+    }
 }

@@ -15,6 +15,9 @@ pub(super) struct Counters {
     depth_area: Vec<[u128; CLASSES]>,
     depth_since: Vec<[u64; CLASSES]>,
     depth_max: Vec<[u32; CLASSES]>,
+    /// The most of each class that waited on any one die since the time series' last row
+    /// (`Counters::take_interval_max`).
+    interval_max: [u32; CLASSES],
     pub die_busy: Vec<u64>,
     pub die_bg_busy: Vec<u64>,
     pub channel_busy: Vec<u64>,
@@ -32,6 +35,7 @@ impl Counters {
             depth_area: vec![[0; CLASSES]; dies],
             depth_since: vec![[0; CLASSES]; dies],
             depth_max: vec![[0; CLASSES]; dies],
+            interval_max: [0; CLASSES],
             die_busy: vec![0; dies],
             die_bg_busy: vec![0; dies],
             channel_busy: vec![0; channels],
@@ -50,6 +54,14 @@ impl Counters {
         self.depth_area[d][c] += old as u128 * (now - self.depth_since[d][c]) as u128;
         self.depth_since[d][c] = now;
         self.depth_max[d][c] = self.depth_max[d][c].max(new);
+        self.interval_max[c] = self.interval_max[c].max(new);
+    }
+
+    /// The most of each class that waited on any one die since the last call (or the start),
+    /// and a new interval begun at what waits now (`longest[c]`: the longest queue of class
+    /// `c` on any die at this instant).
+    pub fn take_interval_max(&mut self, longest: [u32; CLASSES]) -> [u32; CLASSES] {
+        std::mem::replace(&mut self.interval_max, longest)
     }
 
     /// The queue-depth figures as of `now`, given each queue's current length.

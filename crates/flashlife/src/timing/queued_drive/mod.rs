@@ -570,10 +570,13 @@ impl Scheduler for QueuedScheduler {
         self.timing.then_some(self as &mut dyn EventDriven)
     }
 
-    fn totals(&self) -> Option<SchedTotals> {
+    fn interval_totals(&mut self) -> Option<SchedTotals> {
+        let queue_max = self.engine.take_interval_queue_max();
         let s = self.engine.stats();
         let t = s.elapsed_ns as f64;
         Some(SchedTotals {
+            die_busy_each_ns: s.die_busy_ns.clone(),
+            queue_max,
             elapsed_ns: s.elapsed_ns,
             dies: s.die_busy_ns.len() as u32,
             channels: s.channel_busy_ns.len() as u32,

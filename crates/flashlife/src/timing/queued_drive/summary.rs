@@ -10,6 +10,11 @@ pub struct Shares {
     pub max: f64,
 }
 
+/// Each instance's busy time as a share of `elapsed` (0 before any time has passed).
+fn shares(busy: &[u64], elapsed: u64) -> Vec<f64> {
+    busy.iter().map(|&b| if elapsed == 0 { 0.0 } else { b as f64 / elapsed as f64 }).collect()
+}
+
 impl Shares {
     fn of(busy: &[u64], elapsed: u64) -> Shares {
         if busy.is_empty() || elapsed == 0 {
@@ -67,6 +72,14 @@ pub struct SchedulerSummary {
     pub die_busy: Shares,
     /// Share of time each channel carried data.
     pub channel_busy: Shares,
+    /// Each die's busy share, in die order (channel-major, as `flash/geometry.rs` numbers
+    /// them: channel, then way, then die in its chip): the summary's view of a hot die.
+    pub die_busy_each: Vec<f64>,
+    /// Each die's share of its busy time spent on background work, in die order (0 for a
+    /// die never busy).
+    pub background_share_each_die: Vec<f64>,
+    /// Each channel's busy share, in channel order.
+    pub channel_busy_each: Vec<f64>,
     pub link_busy: f64,
     /// Share of all dies' busy time spent on background work (GC, wear leveling, reclaim,
     /// bad-block moves).
@@ -110,6 +123,11 @@ impl SchedulerSummary {
             elapsed_ns: s.elapsed_ns,
             die_busy: Shares::of(&s.die_busy_ns, s.elapsed_ns),
             channel_busy: Shares::of(&s.channel_busy_ns, s.elapsed_ns),
+            die_busy_each: shares(&s.die_busy_ns, s.elapsed_ns),
+            background_share_each_die: (s.die_background_busy_ns.iter().zip(&s.die_busy_ns))
+                .map(|(&bg, &busy)| if busy == 0 { 0.0 } else { bg as f64 / busy as f64 })
+                .collect(),
+            channel_busy_each: shares(&s.channel_busy_ns, s.elapsed_ns),
             link_busy: if s.elapsed_ns == 0 { 0.0 } else { s.link_busy_ns as f64 / s.elapsed_ns as f64 },
             background_share_of_die_time: if die_total == 0 { 0.0 } else { bg_total as f64 / die_total as f64 },
             queue_depth: ClassDepths { host_read, host_write, background },
