@@ -201,3 +201,13 @@ def num(x: float, fmt: str = ".3f") -> str:
 
 def ratio(a: float, b: float) -> float:
     return float(a) / float(b) if b else float("nan")
+
+
+def died_early(point: Mapping[str, Any]) -> str | None:
+    """How far a sweep point's drive got when it died, or None if it did not: a run that died
+    before its stop wrote less than its partner, and a ratio of the two compares runs of
+    different lengths."""
+    if not bool(point.get("lifetime.dead", False)):
+        return None
+    reached = float(point["lifetime.drive_writes"])
+    return f"died at {reached:.2f} drive writes ({point['lifetime.death_reason']})"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import Context, Section, num, pyplot, ratio, save_figure
+from ._common import Context, Section, died_early, num, pyplot, ratio, save_figure
 from ._footprint import footprint, size_drive
 
 REUSABLE_TRACES = {
@@ -86,9 +86,9 @@ def _trace_jobs(
                 )
             )
     if missing:
-        s.notes.append(f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
+        _note_once(s, f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
     if readonly:
-        s.notes.append(f"Skipped (under 1% writes, so nothing to clean): {', '.join(readonly)}.")
+        _note_once(s, f"Skipped (under 1% writes, so nothing to clean): {', '.join(readonly)}.")
     return jobs, sizes
 
 
@@ -194,6 +194,7 @@ def reusable_fig7(ctx: Context) -> Section:
             )
         )
     d = pd.DataFrame(s.data)
+    d = _leave_out_the_dead(s, d, dw)
     for mode in modes:
         m = d[d["gc_mode"] == mode]
         s.notes.append(
@@ -216,6 +217,30 @@ def reusable_fig7(ctx: Context) -> Section:
     return s
 
 
+def _leave_out_the_dead(s: Section, d: pd.DataFrame, dw: float) -> pd.DataFrame:
+    """Name the rows in which a drive died before the run's stop (marked † in the table) and
+    return the others: only those compare runs of the same length."""
+    died = [r for r in s.data if r["died"]]
+    if died:
+        s.notes.append(
+            "**Rows marked † are not comparisons**: a drive died before the run's "
+            f"{dw} drive writes, so its counts cover a shorter run than its partner's, and they are left "
+            "out of the ranges below: " + "; ".join(_where(r) + f": {r['died']}" for r in died) + "."
+        )
+    return d[d["died"] == ""]
+
+
+def _note_once(s: Section, note: str) -> None:
+    """A note the trace jobs of every preset would make alike (the same traces are skipped
+    for each), said once."""
+    if note not in s.notes:
+        s.notes.append(note)
+
+
+def _where(r: dict[str, Any]) -> str:
+    return f"{r['workload']} {r['preset']} op {r['op']:.0%} `{r['gc_mode']}`"
+
+
 def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.DataFrame) -> None:
     std = sel[sel["reusable.enabled"] == False].iloc[0]  # noqa: E712
     reu = sel[sel["reusable.enabled"] == True].iloc[0]  # noqa: E712
@@ -226,6 +251,8 @@ def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.Dat
     # Time requests spent waiting for the drive in the host queue, over their response time:
     # near 1, an open-loop replay the drive cannot keep up with (response = queueing).
     queued = ratio(std["host_queue_wait_us.mean"], std["latency_us.all.mean"])
+    pair = (("standard", std), ("Reusable SSD", reu))
+    died = "; ".join(f"{who} {why}" for who, p in pair if (why := died_early(p)))
     s.data.append(
         {
             "workload": wl,
@@ -239,11 +266,12 @@ def _add_row(s: Section, preset: str, wl: str, op: float, mode: str, sel: pd.Dat
             "wa_reusable": float(reu["write_amplification"]),
             "queue_share_std": queued,
             "iops_std": float(std["throughput.iops"]),
+            "died": died,
         }
     )
     s.rows.append(
         [
-            wl,
+            f"{wl} †" if died else wl,
             preset,
             f"{op:.0%}",
             mode,
