@@ -171,8 +171,11 @@ fn without_reclaim_long_reads_grow_and_reads_fail_while_every_reclaim_policy_kee
     sim.set_open_loop(true);
     let err = sim.run().err().expect("lost data must fail the oracle");
     assert!(err.to_string().starts_with("integrity oracle:"), "{err}");
-    // Every reclaim policy: the same reads, nothing uncorrectable, nothing lost.
-    for policy in ["read_count", "error_based", "hinted"] {
+    // Every reclaim policy: the same reads, nothing uncorrectable, nothing lost. Retry-only
+    // firmware among them: on this run, which loses data without reclaim, its last resort
+    // must fire, later than error-based reclaim does (fewer rewrites, more retries).
+    let mut seen = Vec::new();
+    for policy in ["read_count", "error_based", "hinted", "retry_only"] {
         let p = format!("reliability.read_reclaim=\"{policy}\"");
         let out = run_with(
             &drive(&long(&[&p, "reliability.read_count_threshold=1500", "reliability.hints=[{budget_us=100000}]"])),
@@ -182,7 +185,15 @@ fn without_reclaim_long_reads_grow_and_reads_fail_while_every_reclaim_policy_kee
         assert_eq!(r.uncorrectable_reads, 0, "{policy}");
         assert!(r.reclaimed_blocks > 0, "{policy}");
         assert!(out.summary.integrity.checks > 100_000, "{policy}");
+        seen.push((policy, r.reclaimed_blocks, r.mean_retry_steps));
     }
+    println!("{seen:?}");
+    let (_, eb_blocks, eb_retries) = seen[1];
+    let (_, ro_blocks, ro_retries) = seen[3];
+    assert!(ro_blocks < eb_blocks, "retry-only reclaimed {ro_blocks} blocks, error-based {eb_blocks}");
+    assert!(ro_retries > eb_retries, "retry-only retried {ro_retries} times, error-based {eb_retries}");
+    // A hint whose budget (100 ms) allows every retry promises no more than retry-only firmware.
+    assert_eq!(seen[2].1, ro_blocks, "hinted with an unbounded budget against retry-only");
 }
 
 #[test]
