@@ -230,7 +230,7 @@ FTPASSD_TRACES = [
 def ftpassd_fig15(ctx: Context) -> Section:
     s = Section(
         "fig15",
-        "Figures 15 and 16: write response time on block I/O traces, one program failure",
+        "Figure 15: write response time on block I/O traces, one program failure",
         paper=[
             '"The experimental results indicated an average reduction of 45.6% in write response time in '
             'certain workloads." (Section VI; Figure 15(a))',
