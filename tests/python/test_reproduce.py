@@ -197,10 +197,12 @@ def test_readrelax_tables(everything: Reproduction) -> None:
     assert [d["budget_us"] for d in s.data] == [100, 400, 1000]
     assert erases == sorted(erases, reverse=True) and erases[-1] < erases[0]
     # Sub-sampling checked against simulating every read (smoke: 1 day of the file server).
-    s = _check_section(everything, "readrelax", "sampling_check", 2)
+    s = _check_section(everything, "readrelax", "sampling_check", 3)
     for d in s.data:
         assert d["reads_full"] == pytest.approx(20 * d["reads_sampled"], rel=0.02)
-        if d["policy"].startswith("aggressive"):
+        if d["policy"].startswith("aggressive") or d["policy"].endswith("page time"):
+            # No queue in the decision: sub-sampling keeps the wear (page-level hints measured
+            # 5 / 5 at 5 days, experiments/readrelax/sampling_cause.py).
             assert abs(d["erases_sampled"] - d["erases_full"]) <= max(3, 0.3 * d["erases_full"])
         else:
             # Request-level hints count the dies' queue, longer when every read is simulated
