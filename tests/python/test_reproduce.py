@@ -147,6 +147,13 @@ def test_salvage_tables(everything: Reproduction) -> None:
     lo, hi = s.data
     assert lo["rber"] < hi["rber"] and hi["bb_base"] > lo["bb_base"]
     assert 0 < hi["expected_bad_block_ratio"] < 0.05
+    # Saturated (QD32, closed loop) over seeds (smoke: 3e-11, seeds 1-2): the spread is given,
+    # and by Little's law the throughput ratio is the reciprocal of the mean-latency ratio.
+    s = _check_section(everything, "salvage", "fig4_qd32", 1)
+    (d,) = s.data
+    assert d["seeds"] == 2 and len(d["per_seed_latency"]) == 2 and d["latency_sd"] >= 0
+    assert d["throughput"] == pytest.approx(1 / d["latency"], rel=0.03)
+    assert d["bb_base"] > 0, "3e-11 fails blocks"
 
 
 def test_ftpassd_tables(everything: Reproduction) -> None:

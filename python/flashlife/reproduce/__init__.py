@@ -50,7 +50,7 @@ from .readrelax import (
     readrelax_trace_hints,
 )
 from .reusable import reusable_ablations, reusable_fig7
-from .salvage import salvage_fig4
+from .salvage import salvage_fig4, salvage_fig4_saturated
 from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 
 
@@ -78,7 +78,7 @@ PAPERS: dict[str, _Paper] = {
         "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
         "(Moon, Kang, Lee, Kim)",
         "papers/002; docs/techniques/salvage.md",
-        (salvage_fig4,),
+        (salvage_fig4, salvage_fig4_saturated),
     ),
     "ftpassd": _Paper(
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
