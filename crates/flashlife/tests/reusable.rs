@@ -415,6 +415,31 @@ mod shared_traces {
 
     #[test]
     #[ignore = "needs ../shared/traces"]
+    fn a_starved_plane_with_no_recycled_block_waiting_closes_its_lane() {
+        // rsrch_1 on its footprint-sized drive of the paper scale (`reusable-medium`, one chip
+        // of 121 blocks per plane), op 7%, foreground GC. Taking back only the recycled blocks
+        // waiting for a lane left a starved plane's invalid data in its lane's blocks: the
+        // drive died "no pool has space for host data" at 0.62 drive writes (308 erasures).
+        // Closing the lane too (its blocks become reused, which GC erases), it writes its 2.
+        let mut b = ConfigBuilder::new().preset("reusable-medium").unwrap();
+        let sizing = [
+            "geometry.ways=1",
+            "geometry.blocks_per_plane=121",
+            "capacity.overprovisioning=0.07",
+            "gc.mode=\"foreground\"",
+            "timing.scheduler=\"reservation\"",
+            "run.progress=\"off\"",
+        ];
+        for s in trace("msr/rsrch_1.csv").iter().map(|s| s.as_str()).chain(sizing) {
+            b = b.set(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+        }
+        let out = Simulator::new(b.build().unwrap()).and_then(|s| s.run()).unwrap_or_else(|e| panic!("{e}"));
+        let l = &out.summary.lifetime;
+        assert!(!l.dead && l.drive_writes >= 2.0, "died at {:.3} drive writes: {:?}", l.drive_writes, l.death_reason);
+    }
+
+    #[test]
+    #[ignore = "needs ../shared/traces"]
     fn tpcc_at_7_percent_op_cuts_erasures_and_response_time() {
         // The paper's consumer setup (op 7%): erasures down about a third or more, and response
         // time down (up to 35%) where the standard drive's GC moves data (TPC-C: WA 1.6).
