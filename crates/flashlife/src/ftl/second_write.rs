@@ -378,14 +378,18 @@ impl Ftl {
         }
     }
 
-    /// Invalid units in `plane`'s GC candidates (its used and reused blocks): what cleaning
-    /// all of them would free.
+    /// What cleaning `plane` can win back without a recycled block: the invalid units of its GC
+    /// candidates (its used and reused blocks) and the room left in its GC stream's open
+    /// block, which takes the data cleaning moves before a clean block must.
     pub fn reclaimable_units(&self, plane: u32) -> u64 {
         let lo = plane * self.geo.blocks_per_plane;
-        (lo..lo + self.geo.blocks_per_plane)
+        let invalid: u64 = (lo..lo + self.geo.blocks_per_plane)
             .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
             .map(|b| self.blocks.invalid(b) as u64)
-            .sum()
+            .sum();
+        let a = self.pools[plane as usize].active[Stream::Gc as usize];
+        let room = if a.is_closed() { 0 } else { (self.geo.pages_per_block - a.page) * a.upp - a.slot };
+        invalid + room as u64
     }
 
     /// Free (clean) blocks in `plane`.

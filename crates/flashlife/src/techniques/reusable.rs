@@ -353,8 +353,9 @@ impl ReusableSsd {
 
     /// `plane` is short of clean blocks and must erase; `chosen` is the victim policy's choice
     /// among its used and reused blocks. When those blocks together hold less than a block of
-    /// invalid units, no cleaning of them can give the plane a clean block back: each erase
-    /// frees what its victim held invalid, and all of them free less than one block. The
+    /// invalid units, with the room left in the GC stream's open block, no cleaning of them
+    /// can give the plane a clean block back: each erase frees what its victim held invalid,
+    /// and the data it moves fills that room first, then a clean block. The
     /// plane's spare space is then in its recycled blocks (on a plane whose spare is a few
     /// blocks, 3 of them the clean floor, recycling the emptiest victims takes all of it), and
     /// without this the drive died "no pool has space for host data" with clean blocks to be
@@ -364,7 +365,7 @@ impl ReusableSsd {
     /// whether either happened.
     fn give_back(&mut self, ftl: &mut Ftl, plane: u32, chosen: Option<u32>) -> bool {
         if ftl.reclaimable_units(plane) >= self.pages_per_block as u64 {
-            return false; // cleaning used and reused blocks can still free a block
+            return false; // cleaning used and reused blocks can still win a block back
         }
         let frees = |ftl: &Ftl, b: u32| ftl.block_capacity(b).saturating_sub(ftl.valid_units(b));
         let queue = &mut self.recycled[plane as usize];
