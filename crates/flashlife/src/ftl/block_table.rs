@@ -99,6 +99,13 @@ impl BlockTable<BlockState> {
         }
     }
 
+    /// `block` (in pool `pool`), full and set aside (held by a technique), is a GC candidate
+    /// again, in its old place in closing order.
+    pub fn reinstate(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
+        self.state[block as usize] = BlockState::Full;
+        victim.insert(block, pool, self.victim_key(block));
+    }
+
     /// `block` (in pool `pool`) was filled: it becomes a GC candidate.
     pub fn close_full(&mut self, block: u32, pool: u32, victim: &mut dyn VictimPolicy) {
         self.close(block, BlockState::Full);

@@ -308,6 +308,21 @@ impl Ftl {
         }
     }
 
+    /// Give a recycled block that no lane has opened back to the first writes (no data moves):
+    /// it is a used block again, a GC candidate, and its invalid pages are first-write spare
+    /// space. The inverse of [`Ftl::recycle_block`].
+    pub fn give_back(&mut self, block: u32) {
+        let plane = self.geo.plane_of_block(block);
+        if let Some(sw) = self.sw.as_mut() {
+            debug_assert_eq!(sw.kind[block as usize], BlockKind::Recycled);
+            debug_assert_eq!(sw.pair[block as usize], NONE, "a lane's block is closed, not given back");
+            sw.kind[block as usize] = BlockKind::First;
+            sw.recycled -= 1;
+            sw.partition_valid -= self.blocks.valid[block as usize] as u64;
+        }
+        self.blocks.reinstate(block, plane, self.victim.as_mut());
+    }
+
     /// A recycled block's invalid pages are used up: it is reused, a GC candidate again.
     pub fn close_reused(&mut self, block: u32) {
         let plane = self.geo.plane_of_block(block);
@@ -361,6 +376,20 @@ impl Ftl {
                 sw.partition_valid -= 1;
             }
         }
+    }
+
+    /// What cleaning `plane` can win back without a recycled block: the invalid units of its GC
+    /// candidates (its used and reused blocks) and the room left in its GC stream's open
+    /// block, which takes the data cleaning moves before a clean block must.
+    pub fn reclaimable_units(&self, plane: u32) -> u64 {
+        let lo = plane * self.geo.blocks_per_plane;
+        let invalid: u64 = (lo..lo + self.geo.blocks_per_plane)
+            .filter(|&b| self.blocks.state[b as usize] == BlockState::Full)
+            .map(|b| self.blocks.invalid(b) as u64)
+            .sum();
+        let a = self.pools[plane as usize].active[Stream::Gc as usize];
+        let room = if a.is_closed() { 0 } else { (self.geo.pages_per_block - a.page) * a.upp - a.slot };
+        invalid + room as u64
     }
 
     /// Free (clean) blocks in `plane`.

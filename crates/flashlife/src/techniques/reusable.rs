@@ -16,7 +16,8 @@
 //! blocks, if recycled + reused blocks would exceed 2R (or, with `reusable.first_write_op`,
 //! would leave first writes too little spare space for the data they hold), or if it is past
 //! the fraction of its P/E budget second writes may use; otherwise it is recycled (no data
-//! moves).
+//! moves). A plane short of clean blocks whose used and reused blocks hold less than a block
+//! of invalid data takes back a recycled block first (`give_back`).
 //!
 //! Ablations: `reusable.layout = "sequential"` (a lane per plane; the halves are two
 //! consecutive invalid pages of one block, read and programmed one after the other),
@@ -316,7 +317,8 @@ impl ReusableSsd {
     /// emptiest used or reused block, is erased if it is reused, if the plane is short of
     /// clean blocks, if recycled + reused blocks would exceed the cap (2R) or leave first
     /// writes short of spare space (`first_write_op`), or if it is past the P/E fraction
-    /// second writes may use; otherwise it is recycled.
+    /// second writes may use; otherwise it is recycled. A plane short of clean blocks may
+    /// take its recycled blocks back first ([`ReusableSsd::give_back`]).
     fn next_victim(&mut self, ftl: &mut Ftl, plane: u32, target: usize) -> Option<u32> {
         let want = target.max(self.gc_threshold);
         while ftl.death().is_none() {
@@ -324,7 +326,11 @@ impl ReusableSsd {
             if free >= self.min_clean && free + self.recycled[plane as usize].len() >= want {
                 return None;
             }
-            let v = ftl.select_victim(plane)?;
+            let chosen = ftl.select_victim(plane);
+            if free < self.min_clean && self.give_back(ftl, plane, chosen) {
+                continue; // choose again, among the blocks given back
+            }
+            let v = chosen?;
             // Nothing to gain when the emptiest candidate is full of first-write data. A reused
             // block full of second-write halves is worth cleaning: it frees its pair's halves too.
             if ftl.valid_units(v) >= ftl.block_capacity(v) && ftl.block_kind(v) != BlockKind::Reused {
@@ -343,6 +349,43 @@ impl ReusableSsd {
             self.recycled[plane as usize].push_back(v);
         }
         None
+    }
+
+    /// `plane` is short of clean blocks and must erase; `chosen` is the victim policy's choice
+    /// among its used and reused blocks. When those blocks together hold less than a block of
+    /// invalid units, with the room left in the GC stream's open block, no cleaning of them
+    /// can give the plane a clean block back: each erase frees what its victim held invalid,
+    /// and the data it moves fills that room first, then a clean block. The
+    /// plane's spare space is then in its recycled blocks (on a plane whose spare is a few
+    /// blocks, 3 of them the clean floor, recycling the emptiest victims takes all of it), and
+    /// without this the drive died "no pool has space for host data" with clean blocks to be
+    /// had. So such a plane takes back the recycled block waiting for its lane that frees most
+    /// (a used block again, no data moves), or, with none waiting and `chosen` freeing
+    /// nothing, closes its lane (the lane's blocks become reused, which GC erases). Returns
+    /// whether either happened.
+    fn give_back(&mut self, ftl: &mut Ftl, plane: u32, chosen: Option<u32>) -> bool {
+        if ftl.reclaimable_units(plane) >= self.pages_per_block as u64 {
+            return false; // cleaning used and reused blocks can still win a block back
+        }
+        let frees = |ftl: &Ftl, b: u32| ftl.block_capacity(b).saturating_sub(ftl.valid_units(b));
+        let queue = &mut self.recycled[plane as usize];
+        // The first of the emptiest (the oldest recycled).
+        let best = (0..queue.len()).rev().max_by_key(|&i| frees(ftl, queue[i]));
+        if let Some(i) = best.filter(|&i| frees(ftl, queue[i]) > 0) {
+            if let Some(b) = queue.remove(i) {
+                ftl.give_back(b);
+                return true;
+            }
+        }
+        let l = self.lane_of[plane as usize];
+        let lane = self.lanes[l];
+        let here = lane.planes.iter().position(|&p| p == plane).map(|i| lane.blocks[i]);
+        let gain = chosen.map_or(0, |v| frees(ftl, v));
+        if gain == 0 && here.is_some_and(|b| b != NONE && frees(ftl, b) > 0) {
+            self.close_lane(ftl, l);
+            return true;
+        }
+        false
     }
 
     /// Would `partition` recycled and reused blocks leave first writes less spare space than
