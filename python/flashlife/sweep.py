@@ -117,7 +117,7 @@ class _Point:
 
 
 def _points(
-    base_config: dict[str, Any],
+    base: ConfigLike,
     grid: Mapping[str, Sequence[Any]],
     workloads: Mapping[str, Any] | None,
     seeds: Sequence[int],
@@ -142,7 +142,7 @@ def _points(
                 # that was fingerprinted here.
                 wl_def = os.path.abspath(os.fspath(wl)) if isinstance(wl, str | os.PathLike) else wl
                 spec = {
-                    "config": base_config,
+                    "config": base,
                     "workload": wl_def,
                     "until": until,
                     "seed": int(seed),
@@ -234,10 +234,15 @@ def _progress(total: int, enabled: bool | str) -> Any:
     return tqdm(total=total, unit="run", desc="sweep", file=sys.stderr)
 
 
-def _resolve_base(base: ConfigLike) -> dict[str, Any]:
+def _base_spec(base: ConfigLike) -> ConfigLike:
+    """`base` as each point resolves it: a file by its absolute path, anything else as given."""
     if isinstance(base, str | os.PathLike) and os.path.isfile(os.fspath(base)):
-        return resolve_config(os.path.abspath(os.fspath(base)))
-    return resolve_config(base)
+        return os.path.abspath(os.fspath(base))
+    return base
+
+
+def _resolve_base(base: ConfigLike) -> dict[str, Any]:
+    return resolve_config(_base_spec(base))
 
 
 def sweep(
@@ -314,26 +319,32 @@ def sweep(
     if on_error not in ("record", "raise"):
         raise ValueError(f"sweep: on_error must be 'record' or 'raise', not {on_error!r}")
     base_config = _resolve_base(base)
-    points = _points(base_config, grid, workloads, seeds, until, _flatten_keys(overrides or {}))
+    points = _points(_base_spec(base), grid, workloads, seeds, until, _flatten_keys(overrides or {}))
 
-    # Catch every configuration error before anything runs, naming the point.
+    # Catch every configuration error before anything runs, naming the point. Each point's
+    # configuration is resolved from the base as given, with its own workload and overrides,
+    # and pinned in its spec: resolving the base alone first would pin the defaults that
+    # follow from other keys (`ftl.allocation` from `timing.scheduler`) at the base's values,
+    # so that a point setting the scheduler kept the other scheduler's allocation, unlike
+    # `run` with the same arguments (until 2026-11-28). Pinned, a base file read here is the
+    # one every point runs.
     resolved: dict[str, dict[str, Any]] = {}
     for p in points:
         sig = canonical({k: v for k, v in p.spec.items() if k != "seed"})
-        if sig in resolved:
-            continue
-        try:
-            resolved[sig] = resolve_config(
-                p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"]
-            )
-        except _core.FlashlifeError as e:
-            raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
+        if sig not in resolved:
+            try:
+                resolved[sig] = resolve_config(
+                    p.spec["config"], p.spec["workload"], until=until, overrides=p.spec["overrides"]
+                )
+            except _core.FlashlifeError as e:
+                raise _core.FlashlifeError(f"sweep point {p.params}: {e}") from None
+        p.spec["config"] = resolved[sig]
 
     # Each point's key: its definition, the contents of the trace it reads, the version.
     hashes = TraceHashes(None if results_dir is None else Path(results_dir))
     version = _version()
     for p in points:
-        config = resolved[canonical({k: v for k, v in p.spec.items() if k != "seed"})]
+        config = p.spec["config"]
         fingerprints: dict[str, Any] = {}
         path = trace_path(config)
         if path is not None:

@@ -264,3 +264,22 @@ def test_parquet_failure_leaves_results_csv(tmp_path, monkeypatch):
         flashlife.sweep("tiny", {"gc.victim": ["greedy"]}, until="requests:50", results_dir=tmp_path)
     assert (tmp_path / "results.csv").exists() and not (tmp_path / "results.parquet").exists()
     assert not list(tmp_path.glob(".results.parquet*"))
+
+
+def test_a_point_gets_the_defaults_its_own_keys_imply():
+    """`ftl.allocation` unset follows `timing.scheduler` (least_loaded under queued, rotation
+    under reservation): a point that sets the scheduler must run what `run` runs with the same
+    arguments, not the allocation the base preset resolved to under its own scheduler."""
+    until = "requests:3000"
+    df = flashlife.sweep("tiny", {"timing.scheduler": ["queued", "reservation"]}, until=until, max_workers=1)
+    for sched, mean in zip(df["timing.scheduler"], df["latency_us.write.mean"], strict=True):
+        r = flashlife.run("tiny", until=until, overrides={"timing.scheduler": sched})
+        assert mean == r.summary["latency_us"]["write"]["mean"], sched
+    # The allocations differ on this drive, so the check above tells them apart.
+    rot, ll = (
+        flashlife.run(
+            "tiny", until=until, overrides={"timing.scheduler": "reservation", "ftl.allocation": a}
+        ).summary["latency_us"]["write"]["mean"]
+        for a in ("rotation", "least_loaded")
+    )
+    assert rot != ll

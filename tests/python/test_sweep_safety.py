@@ -343,15 +343,23 @@ def test_ctrl_c_stops_the_threads_promptly(monkeypatch, tmp_path):
     import time
 
     real_wait = runners._wait_futures
+    interrupted_at: list[float] = []
 
     def interrupted_wait(futures, timeout=None, return_when=None):
-        done, _ = real_wait(futures, timeout=0.5, return_when=return_when)
+        # The quick first point may take a while on a loaded machine (its drive is filled
+        # first), the long ones take minutes: wait for the first, then interrupt.
+        done, _ = real_wait(
+            futures, timeout=0.5 if interrupted_at or saved() else 60, return_when=return_when
+        )
         if done:  # the quick first point: saved as usual
             return done, set(futures) - done
+        interrupted_at.append(time.perf_counter())
         raise KeyboardInterrupt  # as if Ctrl-C came while the long runs go on
 
+    def saved() -> int:
+        return len(list((tmp_path / "points").glob("*[0-9a-f].json")))
+
     monkeypatch.setattr(runners, "_wait_futures", interrupted_wait)
-    t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         flashlife.sweep(
             "tiny",
@@ -361,10 +369,10 @@ def test_ctrl_c_stops_the_threads_promptly(monkeypatch, tmp_path):
             backend="thread",
             results_dir=tmp_path,
         )
-    assert time.perf_counter() - t0 < 10
+    assert time.perf_counter() - interrupted_at[0] < 10, "the long runs stop within seconds of Ctrl-C"
     assert [t for t in threading.enumerate() if t.name.startswith("flashlife-sweep")] == []
     # The point done before Ctrl-C stays saved; the others were not written.
-    assert len(list((tmp_path / "points").glob("*[0-9a-f].json"))) == 1
+    assert saved() == 1
 
 
 def test_sigint_stops_a_thread_sweep(tmp_path):
