@@ -312,10 +312,10 @@ def ftpassd_load(ctx: Context) -> Section:
     names = ctx.pick(["hm_0 (window)"], ["hm_0 (window)", "rsrch_1"], [n for n, _ in FTPASSD_TRACES])
     depths = ctx.pick([32], [1, 32], [1, 32])
     scales = ctx.pick([1.0, 0.01], [1.0, 0.01], [1.0, 0.1, 0.01, 0.001, 0.0001])
-    # (queue depth, time scale, buffer/way): every load at 256 KiB, and at paper scale the other
-    # buffers of Figure 15 at queue depth 32 (queue depth 1's are Figure 15's own rows).
+    # (queue depth, time scale, buffer/way): every load at 256 KiB, and at paper scale Figure 15's
+    # other buffers at recorded speed (queue depth 1 repeats Figure 15's runs, for the averages).
     points = [(q, t, 256) for q in depths for t in scales]
-    points += ctx.pick([], [], [(32, 1.0, 512), (32, 1.0, 1024)])
+    points += ctx.pick([], [], [(q, 1.0, b) for q in depths for b in (512, 1024)])
     s.setup = [
         TRACE_SETUP + " Time scale: the trace's timestamps multiplied by it (0.01 = 100x faster). "
         "Host queue depth (`host.queue_depth`): commands in flight at once; a command that finds none "
