@@ -41,7 +41,7 @@ from ._common import (
     default_traces,
     pyplot,
 )
-from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_memory
+from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_fig14_unit, ftpassd_memory
 from .ftpassd_traces import ftpassd_fig15, ftpassd_fig16, ftpassd_load
 from .readrelax import (
     readrelax_budget_sweep,
@@ -89,6 +89,7 @@ PAPERS: dict[str, _Paper] = {
             ftpassd_memory,
             ftpassd_fig14,
             ftpassd_fig14_pblk,
+            ftpassd_fig14_unit,
             ftpassd_fig13,
             ftpassd_fig15,
             ftpassd_fig16,

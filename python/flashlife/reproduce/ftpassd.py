@@ -71,6 +71,87 @@ def ftpassd_fig14_pblk(ctx: Context) -> Section:
     )
 
 
+def ftpassd_fig14_unit(ctx: Context) -> Section:
+    s = Section(
+        "fig14_unit",
+        "Figure 14 by the host's minimum write unit (pblk's min_write_pgs)",
+        paper=FIG14_PAPER[:2],
+    )
+    units = ctx.pick([16, 128], [16, 128, 1024], [16, 32, 64, 128, 256, 1024])
+    buffers = ctx.pick([256, 2048], [256, 2048], [256, 512, 1024, 2048])
+    commands = ctx.pick(6, 8, 40)
+    s.setup = [
+        "As Figure 14 (striped path, no host buffer), with the host's minimum write unit per parallel "
+        "unit `open_channel.min_write_kib` at each value: the host writes a whole unit of consecutive data "
+        "to a chip before the stripe moves on, and completes a command's last unit with empty pages. "
+        "pblk's value is the device's optimal write size (`min_write_pgs = geo->ws_opt`, Linux "
+        "`pblk-init.c`); the kernel gives an OCSSD 1.2 device one flash page (16 KiB here, the default "
+        "path), an OCSSD 2.0 device reports its own. The paper gives neither. "
+        f"{commands} commands; OCSSD and FT-PASSD (with shift).",
+    ]
+    df = ctx.sweep(
+        "fig14_unit",
+        "ftpassd-paper",
+        grid={
+            "open_channel.min_write_kib": units,
+            "open_channel.write_buffer_kib": buffers,
+            "open_channel.device_policy": ["ocssd", "ft_passd"],
+        },
+        workloads={"partial 1 MiB": _periodic(MIB), "sequential 16 MiB": _periodic(16 * MIB)},
+        until=f"requests:{commands}",
+        overrides={**FTPASSD_MICRO, "failures.program_fail_at": [[0, 40]]},
+    )
+    s.columns = ["workload", "write unit", "buffer/way", "OCSSD mean (ms)", "FT-PASSD mean (ms)", "vs OCSSD"]
+    for wl in ("partial 1 MiB", "sequential 16 MiB"):
+        for unit in units:
+            for buf in buffers:
+                pick = df[
+                    (df["workload"] == wl)
+                    & (df["open_channel.min_write_kib"] == unit)
+                    & (df["open_channel.write_buffer_kib"] == buf)
+                ]
+                mean = {
+                    p: pick[pick["open_channel.device_policy"] == p].iloc[0]["latency_us.write.mean"] / 1000
+                    for p in ("ocssd", "ft_passd")
+                }
+                s.data.append(
+                    {
+                        "workload": wl,
+                        "unit_kib": unit,
+                        "buffer_kib": buf,
+                        "ocssd_ms": mean["ocssd"],
+                        "ft_passd_ms": mean["ft_passd"],
+                    }
+                )
+                s.rows.append(
+                    [
+                        wl,
+                        f"{unit} KiB",
+                        f"{buf} KiB",
+                        num(mean["ocssd"], ".1f"),
+                        num(mean["ft_passd"], ".1f"),
+                        pct(ratio(mean["ft_passd"], mean["ocssd"]) - 1),
+                    ]
+                )
+    plt = pyplot()
+    if plt is not None:
+        d = pd.DataFrame(s.data)
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+        for ax, wl in zip(axes, ("partial 1 MiB", "sequential 16 MiB"), strict=True):
+            for buf in buffers:
+                g = d[(d.workload == wl) & (d.buffer_kib == buf)]
+                ax.plot(g.unit_kib, g.ft_passd_ms, marker="o", label=f"FT-PASSD, {buf} KiB/way")
+            g = d[(d.workload == wl) & (d.buffer_kib == buffers[0])]
+            ax.plot(g.unit_kib, g.ocssd_ms, color="k", marker="s", label="OCSSD")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("minimum write unit (KiB)")
+            ax.set_ylabel("mean write latency (ms)")
+            ax.set_title(wl)
+            ax.legend(fontsize=7)
+        save_figure(ctx, s, fig)
+    return s
+
+
 def _fig14(ctx: Context, s: Section, name: str, path: dict[str, Any], buffers: list[int]) -> Section:
     commands = ctx.pick(6, 8, 40)
     s.setup = [
