@@ -37,6 +37,8 @@ __all__ = [
     "FlowLatency",
     "Gc",
     "Host",
+    "HostBuffer",
+    "HostPath",
     "Integrity",
     "Latency",
     "LatencySet",
@@ -300,6 +302,32 @@ class MemoryReport(TypedDict):
     page_map_bytes: int
 
 
+class HostBuffer(TypedDict):
+    """`open_channel.host_path.host_buffer`: the host FTL's write buffer (host/write_buffer.rs
+    `HostBufferStats`)."""
+
+    capacity_bytes: int
+    full_waits: int
+    max_wait_us: float
+    max_held_bytes: int
+    padded_pages: int
+    padding_units: int
+    flushes: int
+    unsent_bytes: int
+
+
+class HostPath(TypedDict):
+    """`open_channel.host_path`, present when the host write path is not the plain stripe
+    (host/open_channel.rs `HostPathSummary`)."""
+
+    placement: str
+    host_buffer: HostBuffer | None
+    #: The minimum write unit per parallel unit (`open_channel.min_write_kib`), bytes.
+    min_write_bytes: int
+    #: Pages programmed empty to complete a write unit.
+    unit_padding_pages: int
+
+
 class OpenChannel(TypedDict):
     """`open_channel`, present for open-channel drives (host/open_channel.rs `OpenChannelSummary`)."""
 
@@ -313,6 +341,8 @@ class OpenChannel(TypedDict):
     memory: MemoryReport | None
     #: The host FTL's page map in bytes (4-byte entries), for comparison.
     host_page_map_bytes: int
+    #: With `open_channel.placement = "chunk"`, a host buffer or a write unit above a page.
+    host_path: NotRequired[HostPath]
 
 
 class BusyShares(TypedDict):

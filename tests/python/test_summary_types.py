@@ -48,6 +48,22 @@ def test_an_open_channel_run_matches_the_summary_type() -> None:
     assert oc["memory"] is not None and oc["device"]["first_failure_ns"] is not None
 
 
+def test_a_host_write_path_run_matches_the_summary_type() -> None:
+    r = flashlife.run(
+        "ftpassd-small",
+        until="requests:300",
+        overrides={
+            "ftl.mapping_unit": 4096,
+            "open_channel.host_buffer_kib": 64,
+            "open_channel.min_write_kib": 32,
+            "open_channel.placement": "chunk",
+        },
+    )
+    assert shape_errors(r.summary) == []
+    hp = r.summary["open_channel"]["host_path"]
+    assert hp["min_write_bytes"] == 32 * 1024 and hp["host_buffer"]["capacity_bytes"] == 64 * 1024
+
+
 def test_an_ocssd_run_has_no_memory_report() -> None:
     r = flashlife.run(
         "ftpassd-small", until="requests:300", overrides={"open_channel.device_policy": "ocssd"}

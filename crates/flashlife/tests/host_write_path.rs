@@ -119,11 +119,90 @@ fn chunk_placement_puts_a_command_on_one_parallel_unit() {
     assert!(chunk.verify_all().is_none());
 }
 
+#[test]
+fn a_command_smaller_than_the_write_unit_is_padded_to_it() {
+    for scheduler in ["reservation", "queued"] {
+        // 16 KiB pages of 4 units; a 64 KiB write unit = 4 pages.
+        let mut oc = drive(scheduler, &["open_channel.min_write_kib=64"]);
+        let programs = |oc: &OpenChannel| oc.counters().page_programs.total();
+        // One unit (4 KiB): its page padded, then 3 empty pages to complete the unit.
+        oc.write(0, 1, Done::START);
+        assert_eq!(programs(&oc), 4, "{scheduler}");
+        // 16 pages: four whole units, one a parallel unit in stripe order, nothing padded.
+        oc.write(1000, 64, Done::at(10 * PROGRAM_NS));
+        assert_eq!(programs(&oc), 4 + 16, "{scheduler}");
+        let pu = |lpn: u32| oc.parallel_unit_of(lpn).unwrap();
+        for unit in 0..4 {
+            let first = 1000 + 16 * unit;
+            assert!((first..first + 16).all(|l| pu(l) == pu(first)), "{scheduler}: write unit {unit} split");
+        }
+        let mut units: Vec<u32> = (0..4).map(|u| pu(1000 + 16 * u)).collect();
+        units.sort_unstable();
+        units.dedup();
+        assert_eq!(units.len(), 4, "{scheduler}: the stripe moves on after a write unit");
+        // 5 pages: one whole unit and one page padded with 3 empty pages.
+        oc.write(2000, 20, Done::at(20 * PROGRAM_NS));
+        assert_eq!(programs(&oc), 20 + 8, "{scheduler}");
+        let s = oc.summary(0);
+        let hp = s.host_path.expect("host path section with a write unit");
+        assert_eq!((hp.min_write_bytes, hp.unit_padding_pages), (64 * 1024, 3 + 3), "{scheduler}");
+        assert_eq!(oc.counters().host_unit_writes, 1 + 64 + 20, "padding is not host data");
+        assert!(oc.verify_all().is_none());
+    }
+    // The default (one page) writes page by page over the units: 5 pages, 5 programs.
+    let mut page = drive("reservation", &[]);
+    page.write(0, 20, Done::START);
+    assert_eq!(page.counters().page_programs.total(), 5);
+    assert!(page.summary(0).host_path.is_none());
+}
+
+#[test]
+fn a_flush_pads_the_write_unit() {
+    let mut oc = drive("reservation", &["open_channel.host_buffer_kib=256", "open_channel.min_write_kib=64"]);
+    // 6 units: one full page sent, 2 units buffered in the next page.
+    oc.write(0, 6, Done::START);
+    assert_eq!(oc.counters().page_programs.total(), 1);
+    oc.flush_host_buffer(Done::at(1000));
+    // The partial page padded, then 2 empty pages: one 4-page unit.
+    assert_eq!(oc.counters().page_programs.total(), 4);
+    assert_eq!(oc.summary(0).host_path.unwrap().unit_padding_pages, 2);
+    assert!(oc.verify_all().is_none());
+}
+
+#[test]
+fn a_write_unit_that_does_not_tile_a_chunk_is_refused() {
+    // ftpassd-small: 16 KiB pages, 64 pages a chunk.
+    for (v, ok) in
+        [("0", true), ("16", true), ("64", true), ("1024", true), ("20", false), ("48", false), ("2048", false)]
+    {
+        let r = ConfigBuilder::new()
+            .preset("ftpassd-small")
+            .unwrap()
+            .set(&format!("open_channel.min_write_kib={v}"))
+            .and_then(|b| b.build());
+        match (r, ok) {
+            (Ok(_), true) => {}
+            (Err(e), false) => {
+                let m = e.to_string();
+                assert!(m.contains("open_channel.min_write_kib") && m.contains("16 KiB pages"), "{v}: {m}");
+            }
+            (r, _) => panic!("min_write_kib = {v}: {:?}", r.map(|_| ())),
+        }
+    }
+}
+
 /// A random mixed workload with program failures through host GC: nothing acknowledged is
 /// lost, whatever the policy, with the host buffer and single-chunk placement.
 #[test]
 fn nothing_written_is_lost_through_the_host_buffer() {
-    for (policy, scheduler) in [("ocssd", "reservation"), ("ft_passd", "reservation"), ("ft_passd", "queued")] {
+    // (policy, scheduler, write unit in KiB: 0 = one page)
+    let cases = [
+        ("ocssd", "reservation", 0),
+        ("ft_passd", "reservation", 0),
+        ("ft_passd", "queued", 0),
+        ("ocssd", "queued", 64),
+    ];
+    for (policy, scheduler, unit) in cases {
         let cfg = config(
             "ftpassd-small",
             &[
@@ -132,6 +211,7 @@ fn nothing_written_is_lost_through_the_host_buffer() {
                 "ftl.mapping_unit=4096",
                 "open_channel.host_buffer_kib=128",
                 "open_channel.placement=chunk",
+                &format!("open_channel.min_write_kib={unit}"),
                 "failures.program_fail_rate=0.002",
                 "run.until=writes:1.5dw",
                 "ftl.precondition=full",
@@ -149,6 +229,7 @@ fn nothing_written_is_lost_through_the_host_buffer() {
         let hb = hp.host_buffer.as_ref().expect("host buffer section");
         assert!(hb.max_held_bytes <= hb.capacity_bytes, "{hb:?}");
         assert_eq!(s.integrity.physical_page_programs, s.flash.page_programs, "{policy}, {scheduler}");
+        assert_eq!(hp.min_write_bytes, if unit == 0 { 16 } else { unit } * 1024);
     }
 }
 

@@ -41,7 +41,8 @@ from ._common import (
     default_traces,
     pyplot,
 )
-from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_fig15, ftpassd_memory
+from .ftpassd import ftpassd_fig13, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_fig14_unit, ftpassd_memory
+from .ftpassd_traces import ftpassd_fig15, ftpassd_fig16, ftpassd_load
 from .readrelax import (
     readrelax_budget_sweep,
     readrelax_hints,
@@ -84,7 +85,16 @@ PAPERS: dict[str, _Paper] = {
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
         "(Lee et al., IEEE Access 2020)",
         "papers/003; docs/techniques/ft-passd.md",
-        (ftpassd_memory, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_fig13, ftpassd_fig15),
+        (
+            ftpassd_memory,
+            ftpassd_fig14,
+            ftpassd_fig14_pblk,
+            ftpassd_fig14_unit,
+            ftpassd_fig13,
+            ftpassd_fig15,
+            ftpassd_fig16,
+            ftpassd_load,
+        ),
     ),
     "readrelax": _Paper(
         "Prolonging 3D NAND SSD Lifetime via Read Latency Relaxation "

@@ -1,4 +1,5 @@
-"""FT-PASSD (Lee et al., IEEE Access 2020): Figures 13-15."""
+"""FT-PASSD (Lee et al., IEEE Access 2020): the metadata memory and Figures 13-14 (the micro-benchmarks).
+The traces (Figures 15-16) are in `ftpassd_traces`."""
 
 from __future__ import annotations
 
@@ -68,6 +69,87 @@ def ftpassd_fig14_pblk(ctx: Context) -> Section:
     return _fig14(
         ctx, s, "fig14_pblk", PBLK_PATH, ctx.pick([256, 2048], [256, 512, 1024, 2048], [256, 512, 1024, 2048])
     )
+
+
+def ftpassd_fig14_unit(ctx: Context) -> Section:
+    s = Section(
+        "fig14_unit",
+        "Figure 14 by the host's minimum write unit (pblk's min_write_pgs)",
+        paper=FIG14_PAPER[:2],
+    )
+    units = ctx.pick([16, 128], [16, 128, 1024], [16, 32, 64, 128, 256, 1024])
+    buffers = ctx.pick([256, 2048], [256, 2048], [256, 512, 1024, 2048])
+    commands = ctx.pick(6, 8, 40)
+    s.setup = [
+        "As Figure 14 (striped path, no host buffer), with the host's minimum write unit per parallel "
+        "unit `open_channel.min_write_kib` at each value: the host writes a whole unit of consecutive data "
+        "to a chip before the stripe moves on, and completes a command's last unit with empty pages. "
+        "pblk's value is the device's optimal write size (`min_write_pgs = geo->ws_opt`, Linux "
+        "`pblk-init.c`); the kernel gives an OCSSD 1.2 device one flash page (16 KiB here, the default "
+        "path), an OCSSD 2.0 device reports its own. The paper gives neither. "
+        f"{commands} commands; OCSSD and FT-PASSD (with shift).",
+    ]
+    df = ctx.sweep(
+        "fig14_unit",
+        "ftpassd-paper",
+        grid={
+            "open_channel.min_write_kib": units,
+            "open_channel.write_buffer_kib": buffers,
+            "open_channel.device_policy": ["ocssd", "ft_passd"],
+        },
+        workloads={"partial 1 MiB": _periodic(MIB), "sequential 16 MiB": _periodic(16 * MIB)},
+        until=f"requests:{commands}",
+        overrides={**FTPASSD_MICRO, "failures.program_fail_at": [[0, 40]]},
+    )
+    s.columns = ["workload", "write unit", "buffer/way", "OCSSD mean (ms)", "FT-PASSD mean (ms)", "vs OCSSD"]
+    for wl in ("partial 1 MiB", "sequential 16 MiB"):
+        for unit in units:
+            for buf in buffers:
+                pick = df[
+                    (df["workload"] == wl)
+                    & (df["open_channel.min_write_kib"] == unit)
+                    & (df["open_channel.write_buffer_kib"] == buf)
+                ]
+                mean = {
+                    p: pick[pick["open_channel.device_policy"] == p].iloc[0]["latency_us.write.mean"] / 1000
+                    for p in ("ocssd", "ft_passd")
+                }
+                s.data.append(
+                    {
+                        "workload": wl,
+                        "unit_kib": unit,
+                        "buffer_kib": buf,
+                        "ocssd_ms": mean["ocssd"],
+                        "ft_passd_ms": mean["ft_passd"],
+                    }
+                )
+                s.rows.append(
+                    [
+                        wl,
+                        f"{unit} KiB",
+                        f"{buf} KiB",
+                        num(mean["ocssd"], ".1f"),
+                        num(mean["ft_passd"], ".1f"),
+                        pct(ratio(mean["ft_passd"], mean["ocssd"]) - 1),
+                    ]
+                )
+    plt = pyplot()
+    if plt is not None:
+        d = pd.DataFrame(s.data)
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+        for ax, wl in zip(axes, ("partial 1 MiB", "sequential 16 MiB"), strict=True):
+            for buf in buffers:
+                g = d[(d.workload == wl) & (d.buffer_kib == buf)]
+                ax.plot(g.unit_kib, g.ft_passd_ms, marker="o", label=f"FT-PASSD, {buf} KiB/way")
+            g = d[(d.workload == wl) & (d.buffer_kib == buffers[0])]
+            ax.plot(g.unit_kib, g.ocssd_ms, color="k", marker="s", label="OCSSD")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("minimum write unit (KiB)")
+            ax.set_ylabel("mean write latency (ms)")
+            ax.set_title(wl)
+            ax.legend(fontsize=7)
+        save_figure(ctx, s, fig)
+    return s
 
 
 def _fig14(ctx: Context, s: Section, name: str, path: dict[str, Any], buffers: list[int]) -> Section:
@@ -213,162 +295,6 @@ def ftpassd_fig13(ctx: Context) -> Section:
         ax.set_ylabel("maximum latency (ms)")
         ax.legend(fontsize=7)
         save_figure(ctx, s, fig)
-    return s
-
-
-FTPASSD_TRACES = [
-    ("hm_0 (window)", "msr/hm_0-window.csv"),
-    ("rsrch_1", "msr/rsrch_1.csv"),
-    ("wdev_1", "msr/wdev_1.csv"),
-    ("wdev_3", "msr/wdev_3.csv"),
-    ("web_0 (first 100k)", "msr/web_0-first100k.csv.gz"),
-    ("Financial1 (first 10k)", "umass/Financial1-first10k.ascii"),
-    ("tpcc (MQSim)", "mqsim/tpcc-small.trace"),
-]
-
-
-def ftpassd_fig15(ctx: Context) -> Section:
-    s = Section(
-        "fig15",
-        "Figure 15: write response time on block I/O traces, one program failure",
-        paper=[
-            '"The experimental results indicated an average reduction of 45.6% in write response time in '
-            'certain workloads." (Section VI; Figure 15(a))',
-            '"reduces the average write response time by up to 88%" (Abstract)',
-        ],
-    )
-    # Quick: hm_0, the one of the paper's eight MSR volumes beside the checkout, and two others.
-    names = ctx.pick(["wdev_1"], ["hm_0 (window)", "wdev_1", "wdev_3"], [n for n, _ in FTPASSD_TRACES])
-    buffers = ctx.pick([256], [256], [256, 512, 1024])
-    s.setup = [
-        "`ftpassd-paper` cut to 64 blocks per chip (12 GiB), 25% over-provisioning (not in the paper), "
-        "integrity oracle on, host queue depth 1, traces at their recorded timestamps folded modulo onto the "
-        "drive. Migration (with shift) starts after `ftpassd.idle_timeout_us` (2 ms) without a command and "
-        "stops after the copy in progress when one arrives; the last column counts those copies and the "
-        "longest a host operation waited for one. A failure-free OCSSD run counts the trace's page "
-        "programs P; each policy then runs with "
-        "`failures.program_fail_nth_random_within = P` and seed 1, so the same program fails under all "
-        "three. "
-        "The paper's eight MSR volumes are not all available: we use the traces beside the checkout.",
-    ]
-    base = {
-        "geometry.blocks_per_plane": 64,
-        "capacity.overprovisioning": 0.25,
-        "ftl.integrity_oracle": True,
-        "run.progress": "off",
-    }
-    found = []
-    missing = []
-    for n, rel in FTPASSD_TRACES:
-        if n not in names:
-            continue
-        p = ctx.trace(rel)
-        (found.append((n, p)) if p is not None else missing.append(rel))
-    if not found:
-        s.skipped = f"no trace found under {ctx.traces} (looked for {', '.join(missing)})"
-        return s
-    if missing:
-        s.notes.append(f"Skipped (not found under {ctx.traces}): {', '.join(missing)}.")
-    s.columns = [
-        "trace",
-        "buffer/way",
-        "policy",
-        "writes",
-        "mean write (ms)",
-        "vs OCSSD",
-        "max write (ms)",
-        "vs OCSSD",
-        "copies preempted, longest wait for one (ms)",
-    ]
-    for i, (name, path) in enumerate(found):
-        # The presets' Poisson arrivals (for their default synthetic workload) would re-time the
-        # trace: closed here, so that the trace's own timestamps are honoured.
-        wl = {
-            name: {
-                "kind": "trace",
-                "trace": {"path": str(path), "time_scale": 1.0},
-                "arrival": {"process": "closed"},
-            }
-        }
-        dry = ctx.sweep(
-            f"fig15_{i}_dry",
-            "ftpassd-paper",
-            grid={"open_channel.write_buffer_kib": buffers},
-            workloads=wl,
-            until="end",
-            overrides={**base, "open_channel.device_policy": "ocssd", "failures.program_fail_nth": 0},
-        )
-        for buf in buffers:
-            programs = int(
-                dry[dry["open_channel.write_buffer_kib"] == buf]["integrity.physical_page_programs"].iloc[0]
-            )
-            if programs == 0:
-                s.notes.append(f"{name}: no page programs, skipped.")
-                continue
-            df = ctx.sweep(
-                f"fig15_{i}_{buf}",
-                "ftpassd-paper",
-                grid={"open_channel.device_policy": [p for p, _ in FTPASSD_POLICIES]},
-                workloads=wl,
-                until="end",
-                overrides={
-                    **base,
-                    "open_channel.write_buffer_kib": buf,
-                    "failures.program_fail_nth_random_within": programs,
-                },
-            )
-            rows = {p: df[df["open_channel.device_policy"] == p].iloc[0] for p, _ in FTPASSD_POLICIES}
-            oc = rows["ocssd"]
-            for p, label in FTPASSD_POLICIES:
-                r = rows[p]
-                mean_rel = ratio(r["latency_us.write.mean"], oc["latency_us.write.mean"]) - 1
-                max_rel = ratio(r["latency_us.write.max"], oc["latency_us.write.max"]) - 1
-                s.data.append(
-                    {
-                        "trace": name,
-                        "buffer_kib": buf,
-                        "policy": p,
-                        "mean_vs_ocssd": mean_rel,
-                        "max_vs_ocssd": max_rel,
-                    }
-                )
-                s.rows.append(
-                    [
-                        name,
-                        f"{buf} KiB",
-                        label,
-                        str(int(r["host.write_requests"])),
-                        num(r["latency_us.write.mean"] / 1000, ".3f"),
-                        pct(mean_rel),
-                        num(r["latency_us.write.max"] / 1000, ".2f"),
-                        pct(max_rel),
-                        f"{int(r['open_channel.device.migration_preemptions'])}, "
-                        + num(r["open_channel.device.max_migration_wait_us"] / 1000, ".2f"),
-                    ]
-                )
-    d = pd.DataFrame(s.data)
-    if len(d):
-        cut = d[d.policy == "ft_passd"]["mean_vs_ocssd"]
-        s.notes.append(
-            f"FT-PASSD (with shift) against OCSSD, mean write response: {pct(cut.mean())} on average over "
-            f"{len(cut)} runs ({pct(cut.max())} .. {pct(cut.min())}); paper: -45.6% on average, up to -88%."
-        )
-        plt = pyplot()
-        if plt is not None:
-            fig, ax = plt.subplots(figsize=(7, 3.4))
-            g = d[d.buffer_kib == buffers[0]]
-            traces = list(dict.fromkeys(g.trace))
-            width = 0.8 / 3
-            for k, (p, label) in enumerate(FTPASSD_POLICIES):
-                vals = [
-                    1 + float(g[(g.trace == t) & (g.policy == p)]["mean_vs_ocssd"].iloc[0]) for t in traces
-                ]
-                ax.bar([x + k * width for x in range(len(traces))], vals, width, label=label)
-            ax.set_xticks([x + width for x in range(len(traces))], traces, fontsize=8)
-            ax.set_ylabel("mean write response / OCSSD")
-            ax.set_title(f"Figure 15(a), {buffers[0]} KiB per way")
-            ax.legend(fontsize=7)
-            save_figure(ctx, s, fig)
     return s
 
 

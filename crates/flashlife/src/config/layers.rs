@@ -31,6 +31,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "reliability.budget_placement",
     "open_channel.placement",
     "open_channel.host_buffer_kib",
+    "open_channel.min_write_kib",
     "ftpassd",
     // An array of tables, each checked by its type (unknown keys refused there).
     "flows",

@@ -319,6 +319,12 @@ pub struct OpenChannelConfig {
     /// a partial page waits for the next write or a flush. Left out of `config.toml` at 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub host_buffer_kib: u64,
+    /// The host's minimum write unit per parallel unit, in KiB (pblk's `min_write_pgs`, the
+    /// device's optimal write size `ws_opt`); 0 = one flash page. The host writes this many
+    /// pages to a parallel unit before the stripe moves on, and pads a command's (or a
+    /// flush's) last write unit to whole units. Left out of `config.toml` at 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub min_write_kib: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -334,6 +340,7 @@ impl Default for OpenChannelConfig {
             reserved_blocks: 4,
             placement: HostPlacement::Stripe,
             host_buffer_kib: 0,
+            min_write_kib: 0,
         }
     }
 }
@@ -965,6 +972,25 @@ impl Config {
                 oc.host_buffer_kib,
                 format!("0 (none) or at least one page ({} KiB)", self.flash.page_size.div_ceil(1024)),
             ));
+        }
+        if oc.min_write_kib != 0 {
+            // Write units tile a chunk: a whole number of pages, a whole number of them a chunk.
+            let bytes = oc.min_write_kib.saturating_mul(1024);
+            let pages = bytes / self.flash.page_size;
+            if !bytes.is_multiple_of(self.flash.page_size)
+                || pages == 0
+                || !(g.pages_per_block as u64).is_multiple_of(pages)
+            {
+                return Err(Error::config(
+                    "open_channel.min_write_kib",
+                    oc.min_write_kib,
+                    format!(
+                        "0 (one page) or a whole number of {} KiB pages that divides a chunk's {} pages",
+                        self.flash.page_size.div_ceil(1024),
+                        g.pages_per_block
+                    ),
+                ));
+            }
         }
         if h.interface == Interface::OpenChannel && oc.reserved_blocks + 4 > g.blocks_per_plane {
             return Err(Error::config(

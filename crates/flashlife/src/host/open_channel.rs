@@ -60,6 +60,13 @@ pub struct HostPathSummary {
     pub placement: String,
     /// The host write buffer (`None` without one).
     pub host_buffer: Option<HostBufferStats>,
+    /// The minimum write unit per parallel unit, bytes (`open_channel.min_write_kib`).
+    #[serde(default)]
+    pub min_write_bytes: u64,
+    /// Pages programmed with no data to complete a write unit (at a command's end without a
+    /// host buffer, at a flush with one).
+    #[serde(default)]
+    pub unit_padding_pages: u64,
 }
 
 /// Host-visible logical capacity of an open-channel configuration.
@@ -122,6 +129,12 @@ pub struct OpenChannel {
     /// The host FTL's write buffer (`open_channel.host_buffer_kib`).
     #[serde(default)]
     hbuf: Option<HostBuffer>,
+    /// Pages per write unit (`open_channel.min_write_kib`; 0, in older checkpoints, = 1).
+    #[serde(default)]
+    unit_pages: u32,
+    /// Pages programmed empty to complete a write unit.
+    #[serde(default)]
+    unit_padding_pages: u64,
 }
 
 impl OpenChannel {
@@ -182,6 +195,8 @@ impl OpenChannel {
             trims: TrimCounters::default(),
             chunk_placement: oc.placement == HostPlacement::Chunk,
             hbuf,
+            unit_pages: if oc.min_write_kib == 0 { 1 } else { (oc.min_write_kib * 1024 / cfg.flash.page_size) as u32 },
+            unit_padding_pages: 0,
             dev,
         })
     }
@@ -451,7 +466,7 @@ impl OpenChannel {
                         if self.hbuf.is_none() {
                             done = done.max(programmed);
                         }
-                        if !self.chunk_placement {
+                        if !self.chunk_placement && self.unit_complete(pu) {
                             self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
                         }
                     }
@@ -472,13 +487,36 @@ impl OpenChannel {
             // The next command goes to the next parallel unit.
             self.stripe_pos = (self.stripe_pos + 1) % self.stripe.len();
         }
-        if self.upp > 1 && self.hbuf.is_none() {
-            // A command's last page is written padded: completion is synchronous per command.
+        if (self.upp > 1 || self.unit_pages > 1) && self.hbuf.is_none() {
+            // A command's last page, and its last write unit, are written padded: completion
+            // is synchronous per command.
             for pu in 0..self.geo.planes() {
                 if self.pus[pu as usize].active[Stream::Host as usize].slot > 0 {
                     done = done.max(self.flush(pu, Stream::Host, Cause::Host));
                 }
+                done = done.max(self.pad_unit(pu, ready));
             }
+        }
+        done
+    }
+
+    /// `pu`'s host write point is at a write unit's boundary (or has no open chunk).
+    fn unit_complete(&self, pu: u32) -> bool {
+        let a = &self.pus[pu as usize].active[Stream::Host as usize];
+        a.is_closed() || (a.slot == 0 && a.page.is_multiple_of(self.unit_pages.max(1)))
+    }
+
+    /// Program empty pages on `pu`'s host write point, from `ready` on, until its write unit
+    /// is complete (the device takes whole units). Returns when the last of them completes.
+    fn pad_unit(&mut self, pu: u32, ready: Done) -> Done {
+        let mut done = ready;
+        while !self.unit_complete(pu) {
+            let a = &mut self.pus[pu as usize].active[Stream::Host as usize];
+            debug_assert_eq!(a.slot, 0, "a partial page is flushed before its unit is padded");
+            a.ready = a.ready.max(ready);
+            let a = *a;
+            self.unit_padding_pages += 1;
+            done = done.max(self.program_open_page(pu, Stream::Host, a, Cause::Host));
         }
         done
     }
@@ -511,6 +549,12 @@ impl OpenChannel {
             let a = &mut self.pus[pu as usize].active[Stream::Host as usize];
             a.ready = a.ready.max(t);
             done = done.max(self.flush(pu, Stream::Host, Cause::Host));
+        }
+        if self.unit_pages > 1 {
+            // The device takes whole write units: pad every unit left open.
+            for pu in 0..self.geo.planes() {
+                done = done.max(self.pad_unit(pu, t));
+            }
         }
         done
     }
@@ -684,9 +728,11 @@ impl OpenChannel {
             host_rewrites: self.host_rewrites,
             memory: self.dev.memory(),
             host_page_map_bytes: self.logical_units as u64 * 4,
-            host_path: (self.chunk_placement || self.hbuf.is_some()).then(|| HostPathSummary {
+            host_path: (self.chunk_placement || self.hbuf.is_some() || self.unit_pages > 1).then(|| HostPathSummary {
                 placement: if self.chunk_placement { "chunk" } else { "stripe" }.to_string(),
                 host_buffer: self.host_buffer_stats(),
+                min_write_bytes: self.unit_pages.max(1) as u64 * self.upp as u64 * self.unit_bytes,
+                unit_padding_pages: self.unit_padding_pages,
             }),
         }
     }
@@ -808,6 +854,7 @@ impl LogicalSpace for OpenChannel {
         self.write(first, units, Done::START);
     }
     fn fill_units(&self) -> u32 {
-        self.upp
+        // A write unit a fill write, so that filling pads nothing.
+        self.upp * self.unit_pages.max(1)
     }
 }
