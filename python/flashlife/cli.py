@@ -337,6 +337,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         log=log,
         scheduler=args.scheduler,
+        sections=[k.strip() for k in args.sections.split(",") if k.strip()] if args.sections else None,
+        read_sampling=args.read_sampling,
     )
     skipped = [f"{p.name}/{s.key}" for p in rep.papers for s in p.sections if s.skipped]
     print(
@@ -482,6 +484,17 @@ def build_parser() -> argparse.ArgumentParser:
             "timing.scheduler of every run (default reservation, which the technique pages' figures "
             "were made with; the simulator's own default is queued); the report names it"
         ),
+    )
+    p.add_argument(
+        "--sections",
+        help="comma-separated section keys to run (default all; e.g. readrelax's longterm, hints, "
+        "budget_sweep, hints_trace, sampling_check)",
+    )
+    p.add_argument(
+        "--read-sampling",
+        type=float,
+        help="read relaxation's hint sections: one simulated read stands for this many (>= 1; default 20 "
+        "at smoke and quick, 1 = every read at paper)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_cmd_reproduce)

@@ -16,6 +16,11 @@ the test suite only). Traces come from `traces=` / `--traces`, else `$FLASHLIFE_
 `../shared/traces`; the parts that need an absent trace are skipped with a message in the
 report. `scheduler` (`--scheduler`) sets `timing.scheduler` in every run of the reproduction
 (`reservation`, the default of reproductions, or `queued`, the simulator's default); the report names it.
+`sections` (`--sections`) runs only the named sections (their keys, `SECTION_KEYS`); `read_sampling`
+(`--read-sampling`) sets how many reads one simulated read stands for in the read-relaxation
+hint sections (default: 20 at the smoke and quick scales, every read at the paper scale).
+
+    flashlife reproduce readrelax --scale quick --read-sampling 1 --sections hints,budget_sweep --out out/rr
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import datetime
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +64,8 @@ from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 class _Paper:
     title: str
     source: str
-    sections: tuple[Callable[[Context], Section], ...]
+    #: (key, section): the key is the one the section's `Section` carries (`--sections`).
+    sections: tuple[tuple[str, Callable[[Context], Section]], ...]
 
 
 PAPERS: dict[str, _Paper] = {
@@ -67,33 +73,33 @@ PAPERS: dict[str, _Paper] = {
         "ZombieNAND: Resurrecting Dead NAND Flash for Improved SSD Longevity "
         "(Wilson, Jung, Kandemir, MASCOTS 2014)",
         "papers/000; docs/techniques/zombienand.md",
-        (zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool),
+        (("fig3", zombie_fig3), ("fig5", zombie_fig5), ("fig6", zombie_fig6), ("pool", zombie_pool)),
     ),
     "reusable": _Paper(
         "Write Once, Get 50% Free: Saving SSD Erase Costs Using WOM Codes "
         "(Yadgar, Yaakobi, Schuster, FAST '15)",
         "papers/001; docs/techniques/reusable-ssd.md",
-        (reusable_fig7, reusable_ablations),
+        (("fig7_8", reusable_fig7), ("ablations", reusable_ablations)),
     ),
     "salvage": _Paper(
         "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
         "(Moon, Kang, Lee, Kim)",
         "papers/002; docs/techniques/salvage.md",
-        (salvage_fig4, salvage_fig4_saturated),
+        (("fig4", salvage_fig4), ("fig4_qd32", salvage_fig4_saturated)),
     ),
     "ftpassd": _Paper(
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
         "(Lee et al., IEEE Access 2020)",
         "papers/003; docs/techniques/ft-passd.md",
         (
-            ftpassd_memory,
-            ftpassd_fig14,
-            ftpassd_fig14_pblk,
-            ftpassd_fig14_unit,
-            ftpassd_fig13,
-            ftpassd_fig15,
-            ftpassd_fig16,
-            ftpassd_load,
+            ("memory", ftpassd_memory),
+            ("fig14", ftpassd_fig14),
+            ("fig14_pblk", ftpassd_fig14_pblk),
+            ("fig14_unit", ftpassd_fig14_unit),
+            ("fig13", ftpassd_fig13),
+            ("fig15", ftpassd_fig15),
+            ("fig16", ftpassd_fig16),
+            ("load", ftpassd_load),
         ),
     ),
     "readrelax": _Paper(
@@ -101,14 +107,18 @@ PAPERS: dict[str, _Paper] = {
         "(Liu, Lee, Jung, Kandemir, Choi; extended abstract)",
         "papers/004; docs/techniques/read-relaxation.md",
         (
-            readrelax_longterm,
-            readrelax_hints,
-            readrelax_budget_sweep,
-            readrelax_trace_hints,
-            readrelax_sampling_check,
+            ("longterm", readrelax_longterm),
+            ("hints", readrelax_hints),
+            ("budget_sweep", readrelax_budget_sweep),
+            ("hints_trace", readrelax_trace_hints),
+            ("sampling_check", readrelax_sampling_check),
         ),
     ),
 }
+
+
+#: Each paper's section keys, in the report's order (`sections=` / `--sections`).
+SECTION_KEYS: dict[str, tuple[str, ...]] = {n: tuple(k for k, _ in p.sections) for n, p in PAPERS.items()}
 
 
 def _table(columns: list[str], rows: list[list[str]]) -> list[str]:
@@ -185,6 +195,8 @@ def reproduce(
     jobs: int | None = None,
     log: Callable[[str], None] | None = None,
     scheduler: str = "reservation",
+    sections: Sequence[str] | None = None,
+    read_sampling: float | None = None,
 ) -> Reproduction:
     """Run a paper's experiments (or `"all"`) and write `out_dir/report.md`, `figures/*.png`
     and `data/` (each sweep's folder with its `results.csv`).
@@ -195,7 +207,10 @@ def reproduce(
     refused unless `overwrite` (then only `report.md`, `figures/` and `data/` are replaced);
     jobs: runs at a time (default: 2, or 1 on a one-core machine); scheduler:
     `timing.scheduler` of every run (`reservation`, the default of reproductions, or `queued`,
-    the simulator's default).
+    the simulator's default); sections: run only these sections of the chosen papers (keys, as
+    in `SECTION_KEYS`; default all; a section that reads an earlier one's results computes them
+    itself); read_sampling: reads one simulated read stands for in the read-relaxation hint
+    sections (>= 1; default 20 at smoke and quick, 1 at paper).
     Returns a `Reproduction` (the report's path, every section's table as numbers).
     """
     if paper != "all" and paper not in PAPERS:
@@ -204,26 +219,40 @@ def reproduce(
         raise ValueError(f"reproduce: scale must be one of {', '.join(SCALES)}, not {scale!r}")
     if scheduler not in SCHEDULERS:
         raise ValueError(f"reproduce: scheduler must be one of {', '.join(SCHEDULERS)}, not {scheduler!r}")
+    names = list(PAPERS) if paper == "all" else [paper]
+    chosen = set(sections) if sections is not None else None
+    if chosen is not None:
+        known = {k for n in names for k, _ in PAPERS[n].sections}
+        unknown = sorted(chosen - known)
+        if unknown or not chosen:
+            raise ValueError(
+                f"reproduce: sections must be among {', '.join(sorted(known))} for {paper}, not "
+                f"{', '.join(map(repr, unknown)) or 'none'}"
+            )
+    if read_sampling is not None and not read_sampling >= 1:
+        raise ValueError(f"reproduce: read_sampling must be a number >= 1, not {read_sampling!r}")
     out = Path(out_dir)
     _prepare(out, overwrite)
     tr = Path(traces) if traces is not None else default_traces()
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     say = log or (lambda _msg: None)
     started = time.perf_counter()
-    names = list(PAPERS) if paper == "all" else [paper]
     reports = []
     for name in names:
         spec = PAPERS[name]
-        ctx = Context(name, scale, out, tr, max(1, jobs), say, scheduler)
+        ctx = Context(name, scale, out, tr, max(1, jobs), say, scheduler, read_sampling)
         t0 = time.perf_counter()
-        sections = []
-        for fn in spec.sections:
+        done = []
+        for key, fn in spec.sections:
+            if chosen is not None and key not in chosen:
+                continue
             t = time.perf_counter()
             sec = fn(ctx)
             sec.seconds = time.perf_counter() - t
-            sections.append(sec)
+            done.append(sec)
             say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
-        reports.append(PaperReport(name, spec.title, spec.source, sections, time.perf_counter() - t0))
+        if done:
+            reports.append(PaperReport(name, spec.title, spec.source, done, time.perf_counter() - t0))
     rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started, scheduler)
     write_atomic(rep.report, _markdown(rep, tr, pyplot() is not None))
     return rep

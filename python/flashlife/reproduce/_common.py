@@ -96,8 +96,12 @@ class Context:
         jobs: int,
         log: Callable[[str], None],
         scheduler: str = "reservation",
+        read_sampling: float | None = None,
     ):
         self.paper = paper
+        #: Reads one simulated read stands for where a section sub-samples reads (None: the
+        #: section's own choice for the scale).
+        self.read_sampling = read_sampling
         self.scheduler = scheduler
         self.scale = scale
         self.out = out
