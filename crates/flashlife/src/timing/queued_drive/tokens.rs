@@ -63,24 +63,63 @@ pub(super) struct Tok {
 }
 
 /// Transactions by id, oldest first (ids are consecutive), and by value.
-#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.
     base: u64,
-    /// Value -> id of every kept transaction, and of some forgotten ones (ids below
-    /// `base`, which count as absent and are overwritten in place: `values.rs`).
+    /// Where to look for a value in `ring` (`values.rs`): built from the ring, so checkpoints
+    /// store the ring's own values instead.
     by_value: ValueTable,
     /// Recent estimates and the last value handed out for each: a burst of transactions
     /// with one estimate (a victim's page reads, decided at one instant) starts probing
     /// where the previous one ended instead of walking the whole burst again.
-    #[serde(skip, default = "no_recent")]
     recent: Vec<(u64, u64)>,
     /// (value, id) of recently handed-out transactions, direct-mapped by value: most
     /// look-ups are of a value handed out moments before (a read's, for its program), and
     /// this answers them without touching the large map.
-    #[serde(skip, default = "no_cache")]
     cache: Vec<(u64, u64)>,
+}
+
+/// The checkpoint's form, unchanged since the value map was a `HashMap`: the ring, its
+/// base, and a value -> id map (now written from the ring: the kept transactions only).
+#[derive(serde::Serialize)]
+struct Stored<'a> {
+    ring: &'a VecDeque<Tok>,
+    base: u64,
+    by_value: KeptValues<'a>,
+}
+
+struct KeptValues<'a>(&'a VecDeque<Tok>, u64);
+
+impl serde::Serialize for KeptValues<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Id order: a checkpoint's bytes depend on the ring alone.
+        s.collect_map(self.0.iter().enumerate().map(|(i, t)| (t.value, self.1 + i as u64)))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Restored {
+    ring: VecDeque<Tok>,
+    base: u64,
+    /// Read and dropped: the ring says the same of the kept transactions (older checkpoints
+    /// also list forgotten ones, which count as absent anyway).
+    #[allow(dead_code)]
+    by_value: std::collections::HashMap<u64, u64>,
+}
+
+impl serde::Serialize for Tokens {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Stored { ring: &self.ring, base: self.base, by_value: KeptValues(&self.ring, self.base) }.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Tokens {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Restored { ring, base, .. } = Restored::deserialize(d)?;
+        let by_value = ValueTable::of_ring(base, ring.iter().map(|t| t.value));
+        Ok(Tokens { ring, base, by_value, recent: no_recent(), cache: no_cache() })
+    }
 }
 
 const CACHE: usize = 1024;
@@ -102,7 +141,7 @@ fn no_recent() -> Vec<(u64, u64)> {
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0, by_value: ValueTable::new(), recent: no_recent(), cache: no_cache() }
+        Tokens { ring: VecDeque::new(), base: 0, by_value: ValueTable::new(0), recent: no_recent(), cache: no_cache() }
     }
 
     /// A value for a transaction estimated to finish at `estimate`: odd, and no kept
@@ -128,15 +167,25 @@ impl Tokens {
     /// Does a kept transaction have value `v`?
     #[inline]
     fn taken(&self, v: u64) -> bool {
-        self.by_value.get(v, self.base).is_some()
+        self.lookup(v).is_some()
+    }
+
+    /// The kept transaction with value `v`, from the table.
+    #[inline]
+    fn lookup(&self, v: u64) -> Option<u64> {
+        let ring = &self.ring;
+        self.by_value.get(v, self.base, ring.len(), |i| ring[i].value)
     }
 
     /// Keep `t` (its value from `unique_value`); returns its id.
     pub fn push(&mut self, t: Tok) -> u64 {
         let id = self.base + self.ring.len() as u64;
-        self.by_value.insert(t.value, id, self.base);
+        let grow = self.by_value.insert(t.value, id, self.base, self.ring.len());
         self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
+        if grow {
+            self.by_value = self.by_value.grown(self.base, self.ring.iter().map(|t| t.value));
+        }
         id
     }
 
@@ -150,7 +199,7 @@ impl Tokens {
         if v == value && id >= self.base {
             return Some(id);
         }
-        self.by_value.get(value, self.base)
+        self.lookup(value)
     }
 
     /// Transaction `id`, if still kept.

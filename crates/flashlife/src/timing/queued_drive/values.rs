@@ -1,28 +1,42 @@
 //! Value -> id of the kept transactions (`tokens.rs`), looked up on every submission (is
 //! this value taken? which transaction does `after` name?) and written once per transaction.
 //!
-//! Ids are consecutive and forgotten oldest first, so "kept" is just `id >= base`: an entry
-//! whose id has fallen below the ring's base is dead where it lies. A general hash map
+//! Ids are consecutive and forgotten oldest first, so "kept" is just "within the ring": an
+//! entry whose id has fallen below the ring's base is dead where it lies. A general hash map
 //! cannot reuse such entries in place (with open addressing a later key may have probed past
-//! them), so the map it replaces kept them until a sweep rebuilt it (`retain` over twice the
-//! kept transactions, about once per 16,384 of them): under callgrind the inserts and sweeps
-//! cost about 100 instructions per transaction. Here a value lives only in its own bucket
-//! (four entries, one cache line), so a dead entry is simply a free one: inserting takes the
-//! first free entry of the bucket, looking up scans it, and nothing is ever swept. A full
-//! bucket spills into a small side map, marked per bucket so that look-ups of other buckets
-//! never touch it; when the side map grows the buckets double.
+//! them), so the map this replaced kept them until a sweep rebuilt it. Here a value lives
+//! only in its own bucket (one cache line), so a dead entry is simply a free one: inserting
+//! takes the first free entry of the bucket, looking up scans it, and nothing is ever swept.
+//! A full bucket spills into a small side map, marked per bucket so that look-ups of other
+//! buckets never touch it; when the side map grows the buckets double.
+//!
+//! **Compact entries.** Nearly every submission asks whether its fresh value is taken, and
+//! nearly always it is not; that probe is a random cache line. With the full `(value, id)`
+//! pair per entry (16 bytes, four to a line) the table grew to 2 MiB on `bench-16g` (32,768
+//! buckets: it is sized by the ring's peak, 39,000 transactions, and never shrinks), twice
+//! this machine's L2, so the probe missed to the shared L3 or memory. An entry is now a
+//! 32-bit tag of the value and the low 32 bits of the id (8 bytes, eight to a line): the
+//! same number of entries in a quarter of the memory. A look-up compares the eight tags at
+//! once and answers "not taken" from the line alone unless a tag matches; a match is
+//! confirmed against the ring's own record (`value_of`), which the caller reads next anyway
+//! when the value is taken. The answers are exactly the full table's: the table only says
+//! where to look, the ring decides.
 
 use std::collections::HashMap;
 
-/// No value is even (`tokens.rs`): 0 marks an entry never used.
-const EMPTY: u64 = 0;
-const WAYS: usize = 4;
-const MIN_BUCKETS: usize = 1 << 12;
+const WAYS: usize = 8;
+const MIN_BUCKETS: usize = 1 << 11;
 
-/// One cache line: a look-up reads one line.
+/// One cache line: a look-up reads one line. Tags and ids apart, so the eight tags compare
+/// as one vector.
 #[derive(Clone, Copy)]
-#[repr(align(64))]
-struct Bucket([(u64, u64); WAYS]);
+#[repr(C, align(64))]
+struct Bucket {
+    tags: [u32; WAYS],
+    /// The low 32 bits of each entry's id (ids in the ring span less than 2^32, as the
+    /// engine's tokens do): its offset in the ring is `id - base` in 32-bit arithmetic.
+    ids: [u32; WAYS],
+}
 
 pub(super) struct ValueTable {
     buckets: Vec<Bucket>,
@@ -30,21 +44,53 @@ pub(super) struct ValueTable {
     bits: u32,
     /// One bit per bucket: some value of it was spilled into `spill` (cleared on growth).
     spilled: Vec<u64>,
+    /// Full value -> full id, for the entries that found their bucket full.
     spill: HashMap<u64, u64>,
 }
 
+/// Bits of the value that do not choose its bucket (which comes from the top of a
+/// multiplicative hash): the value's own low bits above the always-set lowest one.
+#[inline]
+fn tag(v: u64) -> u32 {
+    (v >> 1) as u32
+}
+
 impl ValueTable {
-    pub fn new() -> Self {
-        Self::with_buckets(MIN_BUCKETS)
+    /// Empty, for a ring whose next id is `next` (every entry starts dead: its id is the one
+    /// before `next`, which is never in the ring again until ids wrap past 2^32).
+    pub fn new(next: u64) -> Self {
+        Self::with_buckets(MIN_BUCKETS, next)
     }
 
-    fn with_buckets(n: usize) -> Self {
+    fn with_buckets(n: usize, next: u64) -> Self {
+        let dead = (next as u32).wrapping_sub(1);
         ValueTable {
-            buckets: vec![Bucket([(EMPTY, 0); WAYS]); n],
+            buckets: vec![Bucket { tags: [0; WAYS], ids: [dead; WAYS] }; n],
             bits: n.trailing_zeros(),
             spilled: vec![0; n.div_ceil(64)],
             spill: HashMap::new(),
         }
+    }
+
+    /// A table of the ring's values (`values`, oldest first, the first one's id `base`),
+    /// with room for about twice as many.
+    pub fn of_ring(base: u64, values: impl ExactSizeIterator<Item = u64>) -> Self {
+        let n = (values.len() / (WAYS / 2)).next_power_of_two().max(MIN_BUCKETS);
+        Self::filled(n, base, values)
+    }
+
+    fn filled(n: usize, base: u64, values: impl ExactSizeIterator<Item = u64>) -> Self {
+        let mut t = Self::with_buckets(n, base);
+        for (i, v) in values.enumerate() {
+            // Never grows here: growth is the caller's (`Tokens::push`), which has the ring.
+            t.insert(v, base + i as u64, base, i);
+        }
+        t
+    }
+
+    /// Twice the buckets, refilled from the ring's values (as `of_ring`).
+    pub fn grown(&self, base: u64, values: impl ExactSizeIterator<Item = u64>) -> Self {
+        Self::filled(self.buckets.len() * 2, base, values)
     }
 
     #[inline]
@@ -57,115 +103,73 @@ impl ValueTable {
         self.spilled[b / 64] & (1 << (b % 64)) != 0
     }
 
-    /// The kept (id at least `base`) transaction with value `v`.
+    /// The kept transaction with value `v`: the ring holds ids `base..base + len`, the
+    /// `i`-th of them with value `value_of(i)`.
     #[inline]
-    pub fn get(&self, v: u64, base: u64) -> Option<u64> {
+    pub fn get(&self, v: u64, base: u64, len: usize, value_of: impl Fn(usize) -> u64) -> Option<u64> {
         let b = self.bucket(v);
-        for &(value, id) in &self.buckets[b].0 {
-            if value == v && id >= base {
-                return Some(id);
+        let bucket = &self.buckets[b];
+        let t = tag(v);
+        // A mask of the matching tags, so that the usual answer (none) takes no branch per
+        // entry.
+        let mut hits = 0u32;
+        for (i, &x) in bucket.tags.iter().enumerate() {
+            hits |= u32::from(x == t) << i;
+        }
+        while hits != 0 {
+            let i = hits.trailing_zeros() as usize;
+            hits &= hits - 1;
+            let off = bucket.ids[i].wrapping_sub(base as u32) as usize;
+            if off < len && value_of(off) == v {
+                return Some(base + off as u64);
             }
         }
         if self.has_spilled(b) {
-            return self.spill.get(&v).copied().filter(|&id| id >= base);
+            return self.spill.get(&v).copied().filter(|&id| id >= base && id - base < len as u64);
         }
         None
     }
 
-    /// Record `v` -> `id`; no kept transaction has `v` (ids below `base` are dead).
+    /// Record `v` -> `id`, where the ring holds `base..base + len` and no kept transaction
+    /// has `v`. Returns whether the table should grow (its side map has grown too large).
     #[inline]
-    pub fn insert(&mut self, v: u64, id: u64, base: u64) {
-        debug_assert!(self.get(v, base).is_none(), "a value names one transaction");
+    pub fn insert(&mut self, v: u64, id: u64, base: u64, len: usize) -> bool {
         let b = self.bucket(v);
-        // A dead entry of the same value first, so that a bucket holds a value once.
-        let bucket = &mut self.buckets[b].0;
-        let slot = bucket
-            .iter()
-            .position(|&(value, _)| value == v)
-            .or_else(|| bucket.iter().position(|&(value, i)| value == EMPTY || i < base));
-        match slot {
-            Some(s) => {
-                bucket[s] = (v, id);
-                // A value is stored once in the whole table: a dead copy may have spilled.
-                if self.has_spilled(b) {
-                    self.spill.remove(&v);
-                }
-            }
-            None => self.spill_insert(b, v, id, base),
+        let bucket = &mut self.buckets[b];
+        // The first dead entry (its id outside the ring). A dead entry of the same value may
+        // stay elsewhere in the bucket or the side map: it can never be confirmed by the ring.
+        let mut dead = 0u32;
+        for (i, &x) in bucket.ids.iter().enumerate() {
+            dead |= u32::from(x.wrapping_sub(base as u32) as usize >= len) << i;
         }
+        if dead != 0 {
+            let s = dead.trailing_zeros() as usize;
+            bucket.tags[s] = tag(v);
+            bucket.ids[s] = id as u32;
+            return false;
+        }
+        self.spill_insert(b, v, id, base)
     }
 
     #[cold]
-    fn spill_insert(&mut self, b: usize, v: u64, id: u64, base: u64) {
+    fn spill_insert(&mut self, b: usize, v: u64, id: u64, base: u64) -> bool {
         self.spilled[b / 64] |= 1 << (b % 64);
         self.spill.insert(v, id);
         if self.spill.len() > self.buckets.len() / 32 {
             self.spill.retain(|_, i| *i >= base);
-            if self.spill.len() > self.buckets.len() / 64 {
-                self.grow(base);
-            }
+            return self.spill.len() > self.buckets.len() / 64;
         }
+        false
     }
 
-    /// Twice the buckets, with only the kept entries.
-    fn grow(&mut self, base: u64) {
-        let mut bigger = Self::with_buckets(self.buckets.len() * 2);
-        for (v, id) in self.entries() {
-            if id >= base {
-                bigger.insert(v, id, base);
-            }
-        }
-        *self = bigger;
+    #[cfg(test)]
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
     }
 
-    /// Every entry, dead ones included (the map this replaced kept them too until a sweep).
-    fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let used = self.buckets.iter().flat_map(|b| b.0).filter(|&(v, _)| v != EMPTY);
-        used.chain(self.spill.iter().map(|(&v, &id)| (v, id)))
-    }
-}
-
-/// As a map of value -> id, the form checkpoints have always stored (dead entries come back
-/// dead: their ids are below the restored ring's base).
-impl serde::Serialize for ValueTable {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        // The length first: the checkpoint's encoding (postcard) needs it up front.
-        let mut m = s.serialize_map(Some(self.entries().count()))?;
-        for (v, id) in self.entries() {
-            m.serialize_entry(&v, &id)?;
-        }
-        m.end()
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ValueTable {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map: HashMap<u64, u64> = serde::Deserialize::deserialize(d)?;
-        let mut t = Self::with_buckets((map.len() / 2).next_power_of_two().max(MIN_BUCKETS));
-        // In id order, so that the layout (and a later checkpoint's bytes) does not depend
-        // on the map's iteration order; with no base known nothing counts as dead here.
-        let mut entries: Vec<(u64, u64)> = map.into_iter().collect();
-        entries.sort_unstable_by_key(|&(_, id)| id);
-        for (v, id) in entries {
-            t.put(v, id);
-        }
-        Ok(t)
-    }
-}
-
-impl ValueTable {
-    /// Insert or overwrite `v` while refilling (no base known).
-    fn put(&mut self, v: u64, id: u64) {
-        let b = self.bucket(v);
-        let bucket = &mut self.buckets[b].0;
-        match bucket.iter().position(|&(value, _)| value == v || value == EMPTY) {
-            Some(s) => bucket[s] = (v, id),
-            None => {
-                self.spilled[b / 64] |= 1 << (b % 64);
-                self.spill.insert(v, id);
-            }
-        }
+    #[cfg(test)]
+    pub fn spilled(&self) -> usize {
+        self.spill.len()
     }
 }
 
@@ -173,13 +177,17 @@ impl ValueTable {
 mod tests {
     use super::*;
 
-    /// Against a plain map of the kept values (the reference): ids consecutive, kept from a
-    /// base that moves on (and sometimes stalls, as the ring does behind pending work),
-    /// values from a small range so that buckets fill and spill and forgotten values come
-    /// back, and a checkpoint round trip half-way.
+    /// Against a plain map of the kept values (the reference), driven as `Tokens` drives
+    /// it: ids consecutive, kept from a base that moves on (and sometimes stalls, as the ring
+    /// does behind pending work), values from a small range so that buckets fill and spill,
+    /// tags collide (values 2^33 apart) and forgotten values come back, growth from the
+    /// ring, and a rebuild from the ring half-way (as a restored checkpoint does).
     #[test]
-    fn lookups_match_a_map_of_the_kept_values_through_spills_growth_and_restores() {
-        let mut t = ValueTable::new();
+    fn lookups_match_a_map_of_the_kept_values_through_spills_growth_and_rebuilds() {
+        // The ring's values by id (all of them; the ring is `all[base..]`).
+        let mut all: Vec<u64> = Vec::new();
+        let mut base = 0u64;
+        let mut t = ValueTable::new(0);
         let mut reference: HashMap<u64, u64> = HashMap::new();
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = || {
@@ -188,39 +196,36 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut base = 0u64;
+        // Half the values share their low 33 bits with another: their tags collide.
+        let value = |r: u64| 2 * (r % 15_000) + 1 + ((r >> 40) & 1) * (1 << 33);
         let (mut spilled, mut grown) = (0, false);
         for id in 0..80_000u64 {
             let v = loop {
-                let v = 2 * (next() % 30_000) + 1;
+                let v = value(next());
                 if reference.get(&v).is_none_or(|&i| i < base) {
                     break v;
                 }
             };
-            t.insert(v, id, base);
+            let grow = t.insert(v, id, base, all.len() - base as usize);
+            all.push(v);
+            if grow {
+                t = t.grown(base, all[base as usize..].iter().copied());
+            }
             reference.insert(v, id);
             // Kept: the last 2,000 to 12,000 transactions, the base stalling for a while.
             if (id / 10_000) % 2 == 0 || id < base + 2_000 {
                 base = base.max(id.saturating_sub(2_000));
             }
             if id == 40_000 {
-                // Through the checkpoint's encoding (which needs a map's length up front).
-                let bytes = postcard::to_stdvec(&t).unwrap();
-                t = postcard::from_bytes(&bytes).unwrap();
+                // As a restored checkpoint does.
+                t = ValueTable::of_ring(base, all[base as usize..].iter().copied());
             }
-            spilled = spilled.max(t.spill.len());
-            if id % 500 == 0 {
-                // A value is stored once (a checkpoint's map could not hold it twice).
-                let mut values: Vec<u64> = t.entries().map(|(v, _)| v).collect();
-                let n = values.len();
-                values.sort_unstable();
-                values.dedup();
-                assert_eq!(values.len(), n, "a value stored twice at id {id}");
-            }
-            grown |= t.buckets.len() > MIN_BUCKETS;
-            for q in [v, 2 * (next() % 30_000) + 1] {
+            spilled = spilled.max(t.spilled());
+            grown |= t.buckets() > MIN_BUCKETS;
+            let ring = &all[base as usize..];
+            for q in [v, value(next()), v ^ (1 << 33)] {
                 let want = reference.get(&q).copied().filter(|&i| i >= base);
-                assert_eq!(t.get(q, base), want, "value {q} at id {id}, base {base}");
+                assert_eq!(t.get(q, base, ring.len(), |i| ring[i]), want, "value {q} at id {id}, base {base}");
             }
         }
         assert!(spilled > 0 && grown, "the test spilled ({spilled}) and grew the table");
