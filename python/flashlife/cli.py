@@ -337,6 +337,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         log=log,
         scheduler=args.scheduler,
+        sections=args.section,
     )
     skipped = [f"{p.name}/{s.key}" for p in rep.papers for s in p.sections if s.skipped]
     print(
@@ -482,6 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
             "timing.scheduler of every run (default reservation, which the technique pages' figures "
             "were made with; the simulator's own default is queued); the report names it"
         ),
+    )
+    p.add_argument(
+        "--section",
+        action="append",
+        metavar="KEY",
+        help="run only this section (repeatable; e.g. fig4_approx): the report holds only these",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_cmd_reproduce)

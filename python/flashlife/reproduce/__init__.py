@@ -50,7 +50,8 @@ from .readrelax import (
     readrelax_trace_hints,
 )
 from .reusable import reusable_ablations, reusable_fig7
-from .salvage import salvage_fig4, salvage_fig4_saturated
+from .salvage import salvage_fig4, salvage_fig4_saturated, salvage_fig4_soft_window
+from .salvage_approx import salvage_fig4_approx
 from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 
 
@@ -58,7 +59,9 @@ from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 class _Paper:
     title: str
     source: str
-    sections: tuple[Callable[[Context], Section], ...]
+    #: (key, function) of each section, in the report's order: the key is the `Section.key` the
+    #: function makes, what `sections=` (`--section`) selects.
+    sections: tuple[tuple[str, Callable[[Context], Section]], ...]
 
 
 PAPERS: dict[str, _Paper] = {
@@ -66,36 +69,47 @@ PAPERS: dict[str, _Paper] = {
         "ZombieNAND: Resurrecting Dead NAND Flash for Improved SSD Longevity "
         "(Wilson, Jung, Kandemir, MASCOTS 2014)",
         "papers/000; docs/techniques/zombienand.md",
-        (zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool),
+        (("fig3", zombie_fig3), ("fig5", zombie_fig5), ("fig6", zombie_fig6), ("pool", zombie_pool)),
     ),
     "reusable": _Paper(
         "Write Once, Get 50% Free: Saving SSD Erase Costs Using WOM Codes "
         "(Yadgar, Yaakobi, Schuster, FAST '15)",
         "papers/001; docs/techniques/reusable-ssd.md",
-        (reusable_fig7, reusable_ablations),
+        (("fig7_8", reusable_fig7), ("ablations", reusable_ablations)),
     ),
     "salvage": _Paper(
         "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
         "(Moon, Kang, Lee, Kim)",
         "papers/002; docs/techniques/salvage.md",
-        (salvage_fig4, salvage_fig4_saturated),
+        (
+            ("fig4", salvage_fig4),
+            ("fig4_qd32", salvage_fig4_saturated),
+            ("fig4_qd32_soft", salvage_fig4_soft_window),
+            ("fig4_approx", salvage_fig4_approx),
+        ),
     ),
     "ftpassd": _Paper(
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
         "(Lee et al., IEEE Access 2020)",
         "papers/003; docs/techniques/ft-passd.md",
-        (ftpassd_memory, ftpassd_fig14, ftpassd_fig14_pblk, ftpassd_fig13, ftpassd_fig15),
+        (
+            ("memory", ftpassd_memory),
+            ("fig14", ftpassd_fig14),
+            ("fig14_pblk", ftpassd_fig14_pblk),
+            ("fig13", ftpassd_fig13),
+            ("fig15", ftpassd_fig15),
+        ),
     ),
     "readrelax": _Paper(
         "Prolonging 3D NAND SSD Lifetime via Read Latency Relaxation "
         "(Liu, Lee, Jung, Kandemir, Choi; extended abstract)",
         "papers/004; docs/techniques/read-relaxation.md",
         (
-            readrelax_longterm,
-            readrelax_hints,
-            readrelax_budget_sweep,
-            readrelax_trace_hints,
-            readrelax_sampling_check,
+            ("longterm", readrelax_longterm),
+            ("hints", readrelax_hints),
+            ("budget_sweep", readrelax_budget_sweep),
+            ("hints_trace", readrelax_trace_hints),
+            ("sampling_check", readrelax_sampling_check),
         ),
     ),
 }
@@ -175,6 +189,7 @@ def reproduce(
     jobs: int | None = None,
     log: Callable[[str], None] | None = None,
     scheduler: str = "reservation",
+    sections: list[str] | None = None,
 ) -> Reproduction:
     """Run a paper's experiments (or `"all"`) and write `out_dir/report.md`, `figures/*.png`
     and `data/` (each sweep's folder with its `results.csv`).
@@ -185,7 +200,8 @@ def reproduce(
     refused unless `overwrite` (then only `report.md`, `figures/` and `data/` are replaced);
     jobs: runs at a time (default: 2, or 1 on a one-core machine); scheduler:
     `timing.scheduler` of every run (`reservation`, the default of reproductions, or `queued`,
-    the simulator's default).
+    the simulator's default); sections: run only these sections' keys (e.g. `["fig4_approx"]`;
+    every key must belong to one of the papers run), the others are left out of the report.
     Returns a `Reproduction` (the report's path, every section's table as numbers).
     """
     if paper != "all" and paper not in PAPERS:
@@ -194,26 +210,35 @@ def reproduce(
         raise ValueError(f"reproduce: scale must be one of {', '.join(SCALES)}, not {scale!r}")
     if scheduler not in SCHEDULERS:
         raise ValueError(f"reproduce: scheduler must be one of {', '.join(SCHEDULERS)}, not {scheduler!r}")
+    names = list(PAPERS) if paper == "all" else [paper]
+    if sections is not None:
+        known = {key for n in names for key, _ in PAPERS[n].sections}
+        unknown = sorted(set(sections) - known)
+        if unknown or not sections:
+            keys = ", ".join(sorted(known))
+            raise ValueError(f"reproduce: sections {unknown or '[]'} are not among {paper}'s ({keys})")
     out = Path(out_dir)
     _prepare(out, overwrite)
     tr = Path(traces) if traces is not None else default_traces()
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     say = log or (lambda _msg: None)
     started = time.perf_counter()
-    names = list(PAPERS) if paper == "all" else [paper]
     reports = []
     for name in names:
         spec = PAPERS[name]
         ctx = Context(name, scale, out, tr, max(1, jobs), say, scheduler)
         t0 = time.perf_counter()
-        sections = []
-        for fn in spec.sections:
+        made = []
+        for key, fn in spec.sections:
+            if sections is not None and key not in sections:
+                continue
             t = time.perf_counter()
             sec = fn(ctx)
             sec.seconds = time.perf_counter() - t
-            sections.append(sec)
+            assert sec.key == key, f"{name}: section {key!r} made {sec.key!r}"
+            made.append(sec)
             say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
-        reports.append(PaperReport(name, spec.title, spec.source, sections, time.perf_counter() - t0))
+        reports.append(PaperReport(name, spec.title, spec.source, made, time.perf_counter() - t0))
     rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started, scheduler)
     write_atomic(rep.report, _markdown(rep, tr, pyplot() is not None))
     return rep
