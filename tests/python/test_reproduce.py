@@ -359,3 +359,19 @@ def test_bad_arguments(tmp_path: Path) -> None:
     assert [s.key for s in rep.papers[0].sections] == ["memory"]
     assert "Figure 14" not in rep.report.read_text()
     assert not (tmp_path / "x").exists()
+
+
+def test_a_sweep_runs_what_run_runs_under_the_reproductions_scheduler(tmp_path: Path) -> None:
+    """A section's sweep and a `run` with the same arguments are the same simulation: the sweep's
+    base is resolved with the reproduction's scheduler, not the simulator's default (which
+    brought queued's `ftl.allocation` into reservation sweeps until 2026-11-28)."""
+    from flashlife.reproduce._common import Context
+
+    ctx = Context("salvage", "smoke", tmp_path, tmp_path, 1, lambda _m: None, "reservation")
+    over = {"geometry.blocks_per_plane": 64, "ftl.precondition_drive_writes": 0.2, "run.progress": "off"}
+    df = ctx.sweep(
+        "t", "salvage-small", grid={"host.queue_depth": [32]}, until="requests:3000", overrides=over
+    )
+    one = ctx.run("salvage-small", until="requests:3000", seed=1, overrides={**over, "host.queue_depth": 32})
+    assert one.config["ftl"]["allocation"] == "rotation"
+    assert df["latency_us.all.mean"].iloc[0] == one.summary["latency_us"]["all"]["mean"]

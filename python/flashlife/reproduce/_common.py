@@ -144,10 +144,17 @@ class Context:
         overrides: Mapping[str, Any] | None = None,
         **kw: Any,
     ) -> pd.DataFrame:
-        """One sweep of the section, its results in data/PAPER/NAME (results.csv, points/)."""
+        """One sweep of the section, its results in data/PAPER/NAME (results.csv, points/).
+
+        The base is resolved here with the reproduction's scheduler: `sweep` resolves a preset
+        name on its own, under the simulator's default scheduler, and the resolved base pins
+        what that scheduler implies (`ftl.allocation = "least_loaded"` of queued), which the
+        `timing.scheduler` override then no longer changes. So a sweep under the reservation
+        scheduler ran with queued's allocation, unlike `run` (and the pilots) with the same
+        arguments; until 2026-11-28."""
         self.log(f"{self.paper}: {name}")
         return sweep(
-            base,
+            self.resolve(base),
             results_dir=self.data_dir(name),
             progress=False,
             on_error="raise",
