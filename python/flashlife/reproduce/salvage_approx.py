@@ -103,7 +103,8 @@ def salvage_fig4_approx(ctx: Context) -> Section:
         + (" cut to 1,024 blocks (smoke)" if ctx.scale == "smoke" else "")
         + f", steady state first (fill + 0.5 drive writes of uniform random overwrite), then {dw[:-2]} "
         f"drive writes of the workload at host queue depth 32; exposure from a pilot of the same workload; "
-        f"seeds {', '.join(map(str, seeds))}. Normalised = salvage / baseline per seed, then mean ± sample "
+        f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}. "
+        "Normalised = salvage / baseline per seed, then mean ± sample "
         "standard deviation over the seeds (n/a with one seed); bad blocks and valid pages per victim "
         "are means.",
     ]
