@@ -8,8 +8,8 @@
 //!
 //! `--label NAME` names the workload in the CSV (set the workload itself with `--set workload.*`,
 //! e.g. a trace, or with `--config FILE`, a TOML file merged over the preset, e.g.
-//! `experiments/salvage/workloads/vdi.toml`; a file's keys replace `--read-ratio`, and `--set`
-//! goes over both). With `--seeds N` a summary line per RBER gives the mean and the spread
+//! `python/flashlife/reproduce/salvage_workloads/vdi.toml`; a file's keys replace
+//! `--read-ratio`, and `--set` goes over both). With `--seeds N` a summary line per RBER gives the mean and the spread
 //! (sample standard deviation) of the normalised numbers over the seeds.
 //!
 //! Each RBER runs the baseline and salvage on the same drive, workload and seed. The failure

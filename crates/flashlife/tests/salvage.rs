@@ -347,8 +347,8 @@ mod shared_traces {
 }
 
 /// The paper's four workloads approximated from published statistics
-/// (`experiments/salvage/workloads/*.toml`, docs/techniques/salvage.md, "Figure 4 on the
-/// paper's workloads, approximated"): each file merges over the salvage drive, generates the
+/// (`python/flashlife/reproduce/salvage_workloads/*.toml`, the one copy, shipped in the Python
+/// package; docs/techniques/salvage.md, "Figure 4 on the paper's workloads, approximated"): each file merges over the salvage drive, generates the
 /// read share, mean request size, mean arrival rate and hot share the doc's table states, and
 /// runs a few hundred requests on a cut-down drive with both failure policies.
 #[test]
@@ -362,7 +362,8 @@ fn approximated_paper_workloads_keep_their_documented_statistics() {
         ("msnfs", 0.60, 21_299.2, 114.8, None),
         ("vdi", 0.35, 97_484.8, 15.1, Some(0.8)),
     ];
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/salvage/workloads");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/flashlife/reproduce/salvage_workloads");
     for (name, reads, size, rate, hot) in want {
         let path = dir.join(format!("{name}.toml"));
         let path = path.to_str().expect("utf-8 path");

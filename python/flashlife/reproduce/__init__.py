@@ -56,7 +56,8 @@ from .readrelax import (
     readrelax_trace_hints,
 )
 from .reusable import reusable_ablations, reusable_fig7
-from .salvage import salvage_fig4, salvage_fig4_saturated
+from .salvage import salvage_fig4, salvage_fig4_saturated, salvage_fig4_soft_window
+from .salvage_approx import salvage_fig4_approx
 from .zombienand import zombie_fig3, zombie_fig5, zombie_fig6, zombie_pool
 
 
@@ -85,7 +86,12 @@ PAPERS: dict[str, _Paper] = {
         "Salvaging Runtime Bad Blocks by Skipping Bad Pages for Improving SSD Performance "
         "(Moon, Kang, Lee, Kim)",
         "papers/002; docs/techniques/salvage.md",
-        (("fig4", salvage_fig4), ("fig4_qd32", salvage_fig4_saturated)),
+        (
+            ("fig4", salvage_fig4),
+            ("fig4_qd32", salvage_fig4_saturated),
+            ("fig4_qd32_soft", salvage_fig4_soft_window),
+            ("fig4_approx", salvage_fig4_approx),
+        ),
     ),
     "ftpassd": _Paper(
         "Improving Write Performance Through Reliable Asynchronous Operation in Physically-Addressable SSD "
@@ -249,6 +255,7 @@ def reproduce(
             t = time.perf_counter()
             sec = fn(ctx)
             sec.seconds = time.perf_counter() - t
+            assert sec.key == key, f"{name}: section {key!r} made {sec.key!r}"
             done.append(sec)
             say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
         if done:

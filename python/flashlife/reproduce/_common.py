@@ -148,7 +148,11 @@ class Context:
         overrides: Mapping[str, Any] | None = None,
         **kw: Any,
     ) -> pd.DataFrame:
-        """One sweep of the section, its results in data/PAPER/NAME (results.csv, points/)."""
+        """One sweep of the section, its results in data/PAPER/NAME (results.csv, points/).
+
+        The reproduction's scheduler comes in with the overrides; `sweep` resolves each point
+        as `run` does, so what the scheduler implies (`ftl.allocation`) follows it (until
+        2026-11-28 a sweep pinned the default scheduler's allocation: CHANGELOG)."""
         self.log(f"{self.paper}: {name}")
         return sweep(
             base,
