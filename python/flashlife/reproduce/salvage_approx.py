@@ -15,10 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import Context, Section, num, pct, pyplot, save_figure
+from ._common import Context, Section, pct, pyplot, save_figure
 from .salvage import (
     PAPER_RBERS,
     PAPER_SEEDS,
+    SPREAD,
     _salvage_fig4,
     death_notes,
     expected_bad_block_ratio,
@@ -156,27 +157,12 @@ def salvage_fig4_approx(ctx: Context) -> Section:
                         "rber": rber,
                         "expected_bad_block_ratio": expect,
                         **{k: float(mean[k]) for k in d.columns},
-                        **{f"{k}_sd": float(sd[k]) for k in ("latency", "p50", "p99", "throughput", "wa")},
+                        **{f"{k}_sd": float(sd[k]) for k in SPREAD},
                         "seeds": len(d),
                     }
                 )
-                cells = spread_cells(mean, sd)
-                s.rows.append(
-                    [
-                        label,
-                        arrivals,
-                        f"{rber:.0e}",
-                        f"{100 * mean.bb_base:.3f}% / {100 * mean.bb_salvage:.3f}%",
-                        f"{100 * expect:.3f}%",
-                        cells["latency"],
-                        cells["p50"],
-                        cells["p99"],
-                        cells["throughput"],
-                        cells["wa"],
-                        f"{num(mean.vpv_base, '.1f')} / {num(mean.vpv_salvage, '.1f')}",
-                        str(len(d)),
-                    ]
-                )
+                cells = spread_cells(mean, sd, closed_form=f"{100 * expect:.3f}%")
+                s.rows.append([label, arrivals, f"{rber:.0e}", *cells, str(len(d))])
     beside = []
     for mode in modes:
         at = [d for d in s.data if d["arrivals"] == mode and d["rber"] == 3e-11]
