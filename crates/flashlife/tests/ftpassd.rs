@@ -241,8 +241,8 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
         // (before 2026-11-26 the queued scheduler counted none): host work waits for at most
         // the copy in progress on its die, whose time is the slack's reference.
         println!(
-            "{p}: {} migrated pages, {} preempted copies, {} waits, longest {:.1} us (one copy {copy_us:.1} us)",
-            d.migrated_pages, d.migration_preemptions, d.migration_waits, d.max_migration_wait_us
+            "{p}: {} migrations, {} migrated pages, {} preempted copies, {} waits, longest {:.1} us (one copy {copy_us:.1} us)",
+            d.migrations, d.migrated_pages, d.migration_preemptions, d.migration_waits, d.max_migration_wait_us
         );
         if d.migrated_pages > 0 {
             assert!(d.migration_waits > 0, "{p}: {d:?}");
