@@ -245,6 +245,11 @@ def test_ftpassd_tables(everything: Reproduction) -> None:
         assert rec["ft_passd_mean_vs_ocssd"] < fast["ft_passd_mean_vs_ocssd"] < 0
         assert fast["ft_passd_no_shift_mean_vs_ocssd"] > fast["ft_passd_mean_vs_ocssd"]
         assert [len(rows) for _, _, rows in s.extra] == [2]
+        # Host waits for migration copies, counted one by one under either scheduler: a wait
+        # is at most one copy (read 100 us + program 1.5 ms + two 16 KiB transfers, 1.67 ms).
+        for d in s.data:
+            assert (d["migration_waits"] > 0) == (d["max_migration_wait_ms"] > 0), d
+            assert d["max_migration_wait_ms"] <= 1.67, d
 
 
 def test_readrelax_tables(everything: Reproduction) -> None:

@@ -334,7 +334,7 @@ def ftpassd_load(ctx: Context) -> Section:
         "with shift: mean, max vs OCSSD",
         "buffer use at failure (w/o shift)",
         "with shift: copies preempted, host ops waiting, longest wait (ms)",
-        "with shift: host time behind background work (ms, queued)",
+        "with shift: host time behind all background work, summed (ms, queued)",
     ]
     for i, (name, path) in enumerate(found):
         for q, t, buf in points:
@@ -380,8 +380,9 @@ def ftpassd_load(ctx: Context) -> Section:
                 "migration_waits": int(ws["open_channel.device.migration_waits"]),
                 "max_migration_wait_ms": ws["open_channel.device.max_migration_wait_us"] / 1000,
                 # The queued scheduler's sum over host transactions of the time each waited,
-                # ready, while its die ran background work (migration copies, the failure's
-                # retry, host GC); the reservation scheduler has no such count.
+                # ready, while its die ran any background work (migration copies, the failure's
+                # retry, host GC); the reservation scheduler has no such count. The waits for
+                # migration copies alone are the two counts above, under both schedulers.
                 "behind_background_ms": float(ws.get("scheduler.host_behind_background_ns", float("nan")))
                 / 1e6,
             }
@@ -404,16 +405,20 @@ def ftpassd_load(ctx: Context) -> Section:
             )
     if ctx.scheduler == "queued":
         s.notes.append(
-            "Under the queued scheduler the host operations that waited for a migration copy are not "
-            "counted one by one (the wait is inside the scheduler): those two columns read 0. The last "
-            "column is the scheduler's sum over host transactions of the time each waited, ready, while "
-            "its die ran background work (`scheduler.host_behind_background_ns`): migration copies, the "
-            "failure's retry on a reserved block (bad-block work), and host GC if any ran."
+            "Host operations waiting for a migration copy are counted one by one under both schedulers "
+            "(`open_channel.device.migration_waits`, `max_migration_wait_us`): under the queued one, each "
+            "host transaction that waited, ready, while its die ran a migration copy, and the longest "
+            "time its die spent on copies while it waited; under the reservation one, each host "
+            "operation ready on the die of a copy a command preempted, until that copy's end. The last "
+            "column is the queued scheduler's sum over host transactions of the time each waited, ready, "
+            "while its die ran any background work (`scheduler.host_behind_background_ns`): migration "
+            "copies, the failure's retry on a reserved block (bad-block work), and host GC if any ran."
         )
     else:
         s.notes.append(
-            "The last column is the queued scheduler's (`--scheduler queued`); the reservation scheduler "
-            "counts the waits one by one instead (the column before)."
+            "The last column is the queued scheduler's (`--scheduler queued`): the time host work waited "
+            "behind all background work, summed; the waits for migration copies alone are counted one by "
+            "one under both schedulers (the column before)."
         )
     d = pd.DataFrame(s.data)
     if not len(d):

@@ -56,7 +56,9 @@ pub struct DeviceStats {
     pub migration_preemptions: u64,
     /// Host-path flash operations (host FTL reads, writes and erases) that were ready on a
     /// die such a copy still held, and the longest wait for it, in us: the tail cost of
-    /// background work that cannot know when the next command comes.
+    /// background work that cannot know when the next command comes. Under the reservation
+    /// scheduler the wait runs to the preempted copy's end; under the queued one it is the
+    /// die's time on migration copies while the operation waited (the scheduler counts it).
     pub migration_waits: u64,
     pub max_migration_wait_us: f64,
     /// Page writes held because the device took no writes at the time (a policy's
@@ -285,7 +287,7 @@ impl Device {
     /// `policy` builds the failure policy from each logical block's initial physical block.
     pub fn new(
         flash: FlashArray,
-        sched: Box<dyn Scheduler>,
+        mut sched: Box<dyn Scheduler>,
         p: &DeviceParams,
         policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>,
     ) -> crate::error::Result<Device> {
@@ -302,6 +304,9 @@ impl Device {
         let write_back = p.write_back.unwrap_or(policy.write_back());
         let ways = (geo.channels * geo.ways) as usize;
         let owner = p.oracle.then(|| vec![NONE; geo.pages() as usize]);
+        // Under a scheduler that queues work, the wait a migration copy causes is inside the
+        // scheduler: it counts the host work held behind the copies (`stats`).
+        sched.watch_background(Cause::Migration);
         let core = DeviceCore {
             counters: FlashCounters::default(),
             page_bytes,
@@ -547,6 +552,10 @@ impl Device {
         let mut s = self.core.stats.clone();
         if let Some(f) = self.failure_sample {
             Self::finish_sample(&mut s, &self.buffers, f);
+        }
+        if let Some((waits, max_ns)) = self.core.sched.waits_behind_watched() {
+            s.migration_waits = waits;
+            s.max_migration_wait_us = max_ns as f64 / 1e3;
         }
         s.reserved_blocks_left = self.core.reserve.iter().map(|r| r.len() as u64).sum();
         s.mean_unprogrammed_bytes =

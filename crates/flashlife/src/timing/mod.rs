@@ -228,6 +228,19 @@ pub trait Scheduler: Send {
     /// victim (`timing.urgent_gc_pace = "victim"`) uses it; the others ignore it.
     fn cleaning_pace(&mut self, _die: u32, _background: u32, _host: u32) {}
 
+    /// Count, one by one, host-path work that waits on its die while the die runs background
+    /// work of `cause` (the caller's own, e.g. a device's migration copies), for
+    /// [`Scheduler::waits_behind_watched`]. A scheduler that books work as it is submitted
+    /// (the reservation one) leaves it to the caller, who knows there what each waits for.
+    fn watch_background(&mut self, _cause: Cause) {}
+
+    /// The waits [`Scheduler::watch_background`] asked for: host transactions that waited
+    /// behind that work, and the longest wait (ns, the die's time on that work while the
+    /// transaction was ready). `None`: this scheduler counts none.
+    fn waits_behind_watched(&self) -> Option<(u64, u64)> {
+        None
+    }
+
     /// Has the work `d` names finished, and when? `Some` with its completion as a plain time,
     /// `None` while it is pending. A scheduler that knows completions at submission (the
     /// reservation scheduler, fast-forward) answers `Some(d)`; one that learns them later

@@ -57,6 +57,9 @@ pub(super) struct Die {
     pub busy_since: u64,
     /// Since when the die works for background work (`u64::MAX`: it does not).
     pub bg_since: u64,
+    /// Since when the die works for background work of the watched cause (`Queued::watch`;
+    /// `u64::MAX`: it does not).
+    pub watched_since: u64,
     /// When it last went idle (0 before its first work).
     #[serde(default)]
     pub idle_since: u64,
@@ -91,6 +94,7 @@ impl Die {
             pace: None,
             chores: false,
             bg_since: u64::MAX,
+            watched_since: u64::MAX,
         }
     }
 
@@ -157,6 +161,7 @@ impl Queued {
     fn open(&mut self, d: u32, r: u32, phase: Phase, end: u64) {
         let now = self.now;
         let bg = self.slab[r].class == Class::Background;
+        let watched = bg && self.watched_recs.get(r);
         let die = &mut self.dies[d as usize];
         die.phase = phase;
         die.cur = r;
@@ -164,6 +169,9 @@ impl Queued {
         die.busy_since = now;
         if bg {
             die.bg_since = now;
+        }
+        if watched {
+            die.watched_since = now;
         }
         self.events.push(end, d, Kind::Die { gen: die.gen });
     }
@@ -237,6 +245,10 @@ impl Queued {
         if die.bg_since != u64::MAX {
             self.counters.die_bg_busy[d as usize] += now - die.bg_since;
             die.bg_since = u64::MAX;
+        }
+        if die.watched_since != u64::MAX {
+            self.counters.die_watched_busy[d as usize] += now - die.watched_since;
+            die.watched_since = u64::MAX;
         }
         die.phase = Phase::Idle;
         die.cur = NONE;
@@ -316,6 +328,8 @@ impl Queued {
             channel_busy_ns: channel_busy,
             queue_depth: c.depth_stats(now, |d, class| self.queues.len(d, class)),
             host_behind_background_ns: c.host_behind_bg,
+            host_waits_behind_watched: c.host_waits_behind_watched,
+            max_host_wait_behind_watched_ns: c.max_host_wait_behind_watched,
             program_suspensions: c.program_suspensions,
             erase_suspensions: c.erase_suspensions,
             multi_plane_ops: c.multi_plane_ops,

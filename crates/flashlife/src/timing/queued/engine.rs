@@ -84,19 +84,10 @@ impl Queued {
             page: tx.page,
             partner: NONE,
         };
+        let watched = rec.class == Class::Background && self.watched == Some(tx.class);
         let i = self.slab.alloc(rec);
-        // The priority bit of a reused record is cleared, once any was ever set.
-        if high || !self.high.is_empty() {
-            let (w, b) = ((i / 64) as usize, 1u64 << (i % 64));
-            if self.high.len() <= w {
-                self.high.resize(w + 1, 0);
-            }
-            if high {
-                self.high[w] |= b;
-            } else {
-                self.high[w] &= !b;
-            }
-        }
+        self.high.set(i, high);
+        self.watched_recs.set(i, watched);
         // Work ready at the clock (a follow-up submitted as its input completes, the common
         // case) skips the heap: it can only be handled first in the next `advance` anyway.
         if ready == self.now {
@@ -181,12 +172,15 @@ impl Queued {
         }
         self.arrivals += 1;
         let bg_mark = self.bg_clock(rec.die);
+        let watched_mark = self.watched_clock(rec.die);
         let rm = &mut self.slab[r];
         rm.arrival = self.arrivals;
         rm.bg_mark = bg_mark;
+        // `start` is set when the record starts; until then it holds this mark (see `Rec`).
+        rm.start = watched_mark;
         let len = self.queues.len(rec.die, rec.class);
         self.counters.depth(rec.die, rec.class, len, len + 1, self.now);
-        if self.high.get((r / 64) as usize).is_some_and(|w| w & (1 << (r % 64)) != 0) {
+        if self.high.get(r) {
             self.queues.push_high(&mut self.slab, rec.die, rec.class, r);
         } else {
             self.queues.push(&mut self.slab, rec.die, rec.class, r);
@@ -200,6 +194,14 @@ impl Queued {
         let die = &self.dies[d as usize];
         let open = if die.bg_since == u64::MAX { 0 } else { self.now - die.bg_since };
         self.counters.die_bg_busy[d as usize] + open
+    }
+
+    /// Die `d`'s time spent on background work of the watched cause so far (`Queued::watch`).
+    #[inline]
+    pub(super) fn watched_clock(&self, d: u32) -> u64 {
+        let die = &self.dies[d as usize];
+        let open = if die.watched_since == u64::MAX { 0 } else { self.now - die.watched_since };
+        self.counters.die_watched_busy[d as usize] + open
     }
 
     /// Take the head of die `d`'s `class` queue to start it now.
@@ -248,6 +250,13 @@ impl Queued {
         let behind = self.bg_clock(d) - self.slab[r].bg_mark;
         if class != Class::Background {
             self.counters.host_behind_bg += behind;
+            // One wait per host transaction that its die's watched work held, the die's time
+            // on that work while it waited (`start` holds the mark taken at its arrival).
+            let watched = self.watched_clock(d) - self.slab[r].start;
+            if watched > 0 {
+                self.counters.host_waits_behind_watched += 1;
+                self.counters.max_host_wait_behind_watched = self.counters.max_host_wait_behind_watched.max(watched);
+            }
         }
         let rec = &mut self.slab[r];
         rec.start = now;

@@ -84,11 +84,12 @@ pub use policy::{Candidates, Class, Fifo, GcRatio, NearReserve, Policy, Priority
 pub use stats::{DepthStats, QueuedStats};
 
 use crate::flash::ArrayTimes;
+use crate::stats::Cause;
 use crate::timing::Transaction;
 use die::Die;
 use engine::Channel;
 use events::Events;
-use slab::{DieQueues, Slab};
+use slab::{DieQueues, RecBits, Slab};
 use stats::Counters;
 
 /// A finished transaction, handed back by [`Queued::advance`].
@@ -199,9 +200,13 @@ pub struct Queued {
     dirty_dies: Vec<u32>,
     dirty_channels: Vec<u32>,
     counters: Counters,
-    /// One bit per slab record: set for a high-priority flow's host transaction, which joins
-    /// its die queue ahead of normal ones (empty until the first is submitted).
-    high: Vec<u64>,
+    /// Per slab record: a high-priority flow's host transaction, which joins its die queue
+    /// ahead of normal ones.
+    high: RecBits,
+    /// The background cause whose host waits are counted one by one ([`Queued::watch`]), and
+    /// per slab record whether it is background work of that cause.
+    watched: Option<Cause>,
+    watched_recs: RecBits,
 }
 
 impl Queued {
@@ -228,7 +233,9 @@ impl Queued {
             dirty_dies: Vec::new(),
             dirty_channels: Vec::new(),
             counters: Counters::new(params.die_channel.len(), params.channels as usize),
-            high: Vec::new(),
+            high: RecBits::default(),
+            watched: None,
+            watched_recs: RecBits::default(),
         }
     }
 
@@ -351,6 +358,19 @@ impl Queued {
     /// Transaction records ever allocated: the most ever in flight at once.
     pub fn records(&self) -> usize {
         self.slab.capacity()
+    }
+
+    /// Count, one by one, the host transactions that wait on their die while it runs
+    /// background work of `cause` (submitted from now on), and the longest of those waits
+    /// ([`QueuedStats::host_waits_behind_watched`]): the cost a caller's background work puts
+    /// on host work, told apart from the rest of the background work. One cause at a time.
+    pub fn watch(&mut self, cause: Cause) {
+        self.watched = Some(cause);
+    }
+
+    /// The host waits [`Queued::watch`] counts: how many, and the longest (ns).
+    pub fn waits_behind_watched(&self) -> (u64, u64) {
+        (self.counters.host_waits_behind_watched, self.counters.max_host_wait_behind_watched)
     }
 
     /// The counters as of the clock.

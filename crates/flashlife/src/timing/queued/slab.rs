@@ -31,7 +31,9 @@ pub(super) struct Rec {
     pub xfer_ns: u32,
     /// When it may start (after the clock clamp).
     pub ready: u64,
-    /// When it got its first resource.
+    /// When it got its first resource. Until then, on a die's queue: the die's clock of
+    /// watched background work when it arrived (`Queued::watch`), which the record has no
+    /// other room for.
     pub start: u64,
     /// Arrival order among ready transactions (the FIFO key).
     pub arrival: u64,
@@ -126,6 +128,36 @@ impl std::ops::IndexMut<u32> for Slab {
     #[inline]
     fn index_mut(&mut self, i: u32) -> &mut Rec {
         &mut self.recs[i as usize]
+    }
+}
+
+/// One flag per slab record that most runs never set (a high-priority flow's transaction, a
+/// watched cause's): no memory until the first is set, and from then on a reused record's
+/// flag is cleared when it is taken. Kept beside the records, which have no spare bit.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct RecBits(Vec<u64>);
+
+impl RecBits {
+    /// Record `i` was just taken: set its flag to `on`.
+    #[inline]
+    pub fn set(&mut self, i: u32, on: bool) {
+        if !on && self.0.is_empty() {
+            return;
+        }
+        let (w, b) = ((i / 64) as usize, 1u64 << (i % 64));
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        if on {
+            self.0[w] |= b;
+        } else {
+            self.0[w] &= !b;
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> bool {
+        self.0.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 }
 

@@ -23,6 +23,12 @@ pub(super) struct Counters {
     pub channel_busy: Vec<u64>,
     pub link_busy: u64,
     pub host_behind_bg: u64,
+    /// Per die: the part of its background time spent on the watched cause's work.
+    pub die_watched_busy: Vec<u64>,
+    /// Host transactions that waited while their die ran the watched cause's work, and the
+    /// longest such wait (ns).
+    pub host_waits_behind_watched: u64,
+    pub max_host_wait_behind_watched: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
     /// Operations that ran two planes' pages together.
@@ -41,6 +47,9 @@ impl Counters {
             channel_busy: vec![0; channels],
             link_busy: 0,
             host_behind_bg: 0,
+            die_watched_busy: vec![0; dies],
+            host_waits_behind_watched: 0,
+            max_host_wait_behind_watched: 0,
             program_suspensions: 0,
             erase_suspensions: 0,
             multi_plane_ops: 0,
@@ -107,6 +116,11 @@ pub struct QueuedStats {
     /// Summed over host transactions: time each waited, ready on its die, while the die was
     /// busy with background work.
     pub host_behind_background_ns: u64,
+    /// Host transactions that waited, ready on their die, while it ran background work of
+    /// the watched cause ([`Queued::watch`](super::Queued::watch)); and the longest such
+    /// wait: the die's time on that work while the transaction waited.
+    pub host_waits_behind_watched: u64,
+    pub max_host_wait_behind_watched_ns: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
     /// Operations that ran two planes' pages together (multi-plane).

@@ -443,6 +443,14 @@ impl Scheduler for QueuedScheduler {
         }
     }
 
+    fn watch_background(&mut self, cause: crate::stats::Cause) {
+        self.engine.watch(cause);
+    }
+
+    fn waits_behind_watched(&self) -> Option<(u64, u64)> {
+        Some(self.engine.waits_behind_watched())
+    }
+
     fn set_detached(&mut self, on: bool) {
         self.detached = on;
     }

@@ -232,3 +232,31 @@ fn advancing_to_a_completion_skips_only_the_event_times_that_complete_nothing() 
         assert_eq!(q.next_event_time(), r.next_event_time());
     }
 }
+
+#[test]
+fn host_waits_behind_the_watched_cause_are_counted_one_by_one() {
+    // Reference: a timeline by hand. Die 0: a migration read (the watched cause) senses
+    // 0..50 us and crosses the channel until 50.999 us; a host read ready at 10 us waits
+    // 40.999 us for it. Die 1: a GC erase runs 0..1.5 ms; a host read ready at 0.1 ms waits
+    // 1.4 ms behind it, background work but not the watched cause. A last host read finds
+    // die 0 free. Unwatched, the same runs count no wait.
+    for watch in [true, false] {
+        let mut q = Queued::new(times(50.0, 200.0, 1500.0), params(2, 1, 4096.0, None), Box::new(Priority::default()));
+        if watch {
+            q.watch(Cause::Migration);
+        }
+        q.submit(&read(0, 4096, Cause::Migration), 0, 0);
+        q.submit(&read(0, 4096, Cause::Host), 10_000, 1);
+        q.submit(&erase(1), 0, 2);
+        q.submit(&read(1, 4096, Cause::Host), 100_000, 3);
+        q.submit(&read(0, 4096, Cause::Host), 300_000, 4);
+        let out = drain(&mut q);
+        assert_eq!(by_token(&out, 1).start, 50_999);
+        assert_eq!(by_token(&out, 3).start, 1_500_000);
+        let s = q.stats();
+        assert_eq!(s.host_behind_background_ns, 40_999 + 1_400_000);
+        let expect = if watch { (1, 40_999) } else { (0, 0) };
+        assert_eq!(q.waits_behind_watched(), expect);
+        assert_eq!((s.host_waits_behind_watched, s.max_host_wait_behind_watched_ns), expect);
+    }
+}
