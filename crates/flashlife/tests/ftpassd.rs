@@ -239,10 +239,21 @@ fn every_acknowledged_write_survives_failures_and_migrations() {
         }
         // The tail cost of migration, counted one wait at a time under both schedulers
         // (before 2026-11-26 the queued scheduler counted none): host work waits for at most
-        // the copy in progress on its die, whose time is the slack's reference.
+        // the copy in progress on its die, whose time is the slack's reference. The line also
+        // gives the failures handled and reported and the reserve left in the measured run:
+        // preconditioning's failures use the reserve up with shift, so every failure of the
+        // measured run is reported (docs/techniques/ft-passd.md, "Reserved blocks").
         println!(
-            "{p}: {} migrations, {} migrated pages, {} preempted copies, {} waits, longest {:.1} us (one copy {copy_us:.1} us)",
-            d.migrations, d.migrated_pages, d.migration_preemptions, d.migration_waits, d.max_migration_wait_us
+            "{p}: {} migrations, {} migrated pages, {} preempted copies, {} waits, longest {:.1} us (one copy {copy_us:.1} us); \
+             failures {} handled, {} reported, {} reserved blocks left",
+            d.migrations,
+            d.migrated_pages,
+            d.migration_preemptions,
+            d.migration_waits,
+            d.max_migration_wait_us,
+            d.failures_handled,
+            d.failures_reported,
+            d.reserved_blocks_left
         );
         if d.migrated_pages > 0 {
             assert!(d.migration_waits > 0, "{p}: {d:?}");

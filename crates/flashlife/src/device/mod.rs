@@ -49,6 +49,8 @@ pub struct DeviceStats {
     /// before retrying, e.g. FT-PASSD without shift).
     pub foreground_copied_pages: u64,
     /// Pages copied by background migration (e.g. FT-PASSD with shift), and migrations finished.
+    /// A migration abandoned for want of a reserved block is not one; the copies it ran are
+    /// still migrated pages.
     pub migrated_pages: u64,
     pub migrations: u64,
     /// Background copies that were in progress when a host command arrived (background work
@@ -586,6 +588,17 @@ pub(crate) mod tests {
     /// As [`device`], with `ways` ways of one plane each on one channel (logical blocks 0-5 on
     /// way 0, 6-11 on way 1, ...).
     pub(crate) fn device_on(ways: u32, policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>) -> Device {
+        device_with(ways, 2, &[[0, 2]], policy)
+    }
+
+    /// As [`device_on`], with `reserved` reserved blocks per plane (the top ones) and program
+    /// failures at the `fail_at` places (block, page) instead.
+    pub(crate) fn device_with(
+        ways: u32,
+        reserved: u32,
+        fail_at: &[[u32; 2]],
+        policy: impl FnOnce(Vec<u32>, Geometry) -> Box<dyn FailurePolicy>,
+    ) -> Device {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
             ways,
@@ -595,7 +608,7 @@ pub(crate) mod tests {
             pages_per_block: 4,
         });
         let cfg = FlashConfig::default();
-        let fail = InjectedFailures::new(1, 0.0, 0.0, &[[0, 2]]);
+        let fail = InjectedFailures::new(1, 0.0, 0.0, fail_at);
         let flash = FlashArray::new(geo, &cfg, Box::new(FixedPeLimit::new([100; 4])), Some(Box::new(fail)));
         let sched = Box::new(crate::timing::Reservation::new(
             flash.times().clone(),
@@ -609,7 +622,7 @@ pub(crate) mod tests {
         let p = DeviceParams {
             write_back: None,
             buffer_bytes_per_way: 4 * cfg.page_size,
-            reserved_blocks_per_plane: 2,
+            reserved_blocks_per_plane: reserved,
             units_per_page: 1,
             oracle: true,
         };

@@ -217,8 +217,16 @@ impl FailurePolicy for Shifted {
             // The target failed: copy the block whole into a fresh one instead (one step).
             self.cursor = 0;
             self.pending.remove(0);
-            core.stats.migrations += 1;
-            return self.remap_whole(core, lbn, done).unwrap_or(done);
+            return match self.remap_whole(core, lbn, done) {
+                Some(end) => {
+                    core.stats.migrations += 1;
+                    end
+                }
+                // No reserved block left: the migration is abandoned and the logical block
+                // keeps its open block list (its reads still land on its data). It is not a
+                // migration; the copies that ran stay in `migrated_pages` (die time spent).
+                None => done,
+            };
         }
         self.cursor += 1;
         done
@@ -239,7 +247,7 @@ impl FailurePolicy for Shifted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::tests::{device, device_on, ocssd};
+    use crate::device::tests::{device, device_on, device_with, ocssd};
     use crate::device::{Device, PageOutcome};
 
     fn ftpassd(name: &'static str) -> Device {
@@ -348,6 +356,35 @@ mod tests {
             d.read_page(0, lpo, 4096, Done::at(done + 1_000_000_000), Cause::Host);
         }
         assert!(d.violation().is_none(), "{:?}", d.violation());
+    }
+
+    /// A migration copy that fails when no reserved block is left for the fallback (copying
+    /// the block whole into a fresh one) abandons the migration: it is not counted as one.
+    /// The logical block keeps its open block list, every read still lands on its data, and
+    /// nothing is left to migrate.
+    #[test]
+    fn a_failed_migration_copy_without_reserve_is_not_a_migration() {
+        // One reserved block (7): block 0 fails at page 2 and the retry takes block 7; the
+        // first migration copy, block 0 page 0 to block 7 page 2, fails too.
+        let cfg = FtPassdConfig::default();
+        let mut d = device_with(1, 1, &[[0, 2], [7, 2]], move |home, geo| build(FtPassdConfig::SHIFT, &cfg, home, geo));
+        for lpo in 0..4 {
+            assert_eq!(d.write_page(0, lpo, Done::START, Cause::Host).1, PageOutcome::Ok);
+        }
+        assert_eq!(d.core.stats.failures_handled, 1);
+        assert_eq!(d.stats(0).reserved_blocks_left, 0);
+        d.idle_since(10_000_000_000);
+        d.command_arrived(20_000_000_000);
+        let s = &d.core.stats;
+        assert_eq!((s.migrations, s.migrated_pages), (0, 1), "{s:?}");
+        for lpo in 0..4 {
+            d.read_page(0, lpo, 4096, Done::at(20_000_000_000), Cause::Host);
+        }
+        assert!(d.violation().is_none(), "{:?}", d.violation());
+        // The abandoned migration is not taken up again.
+        d.idle_since(30_000_000_000);
+        d.command_arrived(40_000_000_000);
+        assert_eq!((d.core.stats.migrations, d.core.stats.migrated_pages), (0, 1));
     }
 
     /// Without shift the device takes no write, on any way, while it copies the failed block
