@@ -185,6 +185,13 @@ impl BlockReadState<'_> {
         let attempts = self.budget_ns.saturating_sub(self.overhead_ns) / per_attempt;
         (attempts.saturating_sub(1)).min(max as u64).min(self.strictest_steps as u64) as u32
     }
+
+    /// Does the request meet its budget with one attempt per page (`overhead + pages * attempt
+    /// <= budget`)? When it does not, no reclaim can make this read keep its promise.
+    pub fn fits_without_retry(&self) -> bool {
+        let pages = self.attempt_ns.saturating_mul(self.pages.max(1) as u64);
+        self.overhead_ns.saturating_add(pages) <= self.budget_ns
+    }
 }
 
 /// Read reclaim: decides, after a host read, whether the block read should be rewritten.
@@ -508,6 +515,14 @@ impl ReadModel for ErrorAwareReads {
                 overhead_ns,
                 strictest_steps: u32::MAX,
             };
+            if self.request_level && !state.fits_without_retry() {
+                // The queue alone already breaks the promise: this read is late whatever the
+                // block's errors, and a reclaim would only lengthen the queue for the reads
+                // behind it, each of which would then reclaim its own block (measured: bursts
+                // of dozens of reclaim erases an hour, stalls of seconds). Such a read is held
+                // to what its budget allows without the queue, like the block's memory below.
+                state.overhead_ns = self.timing.host_ns;
+            }
             if let Some(x) = self.strictest.get_mut(block as usize) {
                 // What this reader allows, its queue left out, joins the block's memory; the
                 // reader itself is held to the strictest earlier one (read before the update).
@@ -784,6 +799,39 @@ mod tests {
         assert!(!eb.reclaim(&worn(2.0 * crit, 2.0 * crit)), "rewriting would not help");
         assert!(eb.reclaim(&worn(2.0 * crit * f * f, 2.0 * crit)), "disturb on top of wear");
         assert!(!eb.reclaim(&worn(1.0, 1.0)), "a worn-out block is not reclaimed in a loop");
+    }
+
+    #[test]
+    fn a_queue_that_alone_passes_the_budget_does_not_reclaim() {
+        let cfg = config(&[
+            "reliability.model=\"power_law\"",
+            "reliability.page_sigma=0",
+            "reliability.base_cycles=3000",
+            "reliability.read_reclaim=\"hinted\"",
+            "reliability.hint_latency=\"request\"",
+        ]);
+        let fl = flash(&cfg);
+        let mut m = error_aware(&cfg, &fl, 4096, 1).unwrap();
+        m.on_open(0, 0);
+        // An age at which block 0's worst page needs a few retries (still correctable).
+        let retry = m.retry[fl.mode(0).index()].clone().unwrap();
+        let day = 86_400 * 1_000_000_000u64;
+        let steps = |t| retry.steps_needed(m.nominal_rber(&fl, 0, t) * m.worst_factor);
+        let now = (1..20_000u64).map(|d| d * day).find(|&t| steps(t).is_some_and(|s| s >= 2)).unwrap();
+        let s = steps(now).unwrap() as u64;
+        assert!(s <= 4, "{s} retries");
+        // A budget the block's retries fit in with two steps to spare, on an idle die.
+        let (attempt, host) = (100_000, 10_000);
+        let budget = host + (s + 3) * attempt;
+        let read = |m: &mut ErrorAwareReads, queue_ns: u64| {
+            m.on_open(0, 0); // a fresh block memory for each reader
+            m.begin_host_read(0, 1, 0, (budget / 1000) as u32);
+            m.request_timing(RequestTiming { pages: 1, attempt_ns: attempt, queue_ns, host_ns: host });
+            m.sense(&fl, 0, 0, now, true).reclaim
+        };
+        assert!(!read(&mut m, 0), "an idle die: the retries fit the budget");
+        assert!(read(&mut m, budget - host - attempt), "a queue that leaves room for one attempt only: reclaim");
+        assert!(!read(&mut m, budget), "the queue alone passes the budget: reclaim cannot help this read");
     }
 
     #[test]
