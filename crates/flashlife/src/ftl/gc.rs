@@ -141,7 +141,10 @@ impl Ftl {
             }
         };
         let planes = self.geo.planes();
-        for target in (0..planes).map(|i| (plane + i) % planes) {
+        // The planes from `plane` on, wrapping: counted up rather than taken modulo `planes`,
+        // which costs a hardware divide on every unit moved (`planes` is not a constant).
+        let first = if plane < planes { plane } else { plane % planes };
+        for target in (first..planes).chain(0..first) {
             if let Some((to, programmed)) = self.place(target, stream, lpn, ready, cause) {
                 if let (Some(c), Some(_)) = (self.cmt.as_mut(), programmed.filter(|_| stream == Stream::Map)) {
                     c.counters.translation_programs += 1;

@@ -28,6 +28,7 @@
 //!   the reservation scheduler, and the engine is not touched.
 
 mod pool;
+mod soon;
 mod stock;
 mod summary;
 mod tokens;
@@ -205,27 +206,30 @@ impl QueuedScheduler {
             }
         }
         let cost = self.engine.cost_ns(tx);
-        let value = self.tokens.unique_value(base.max(now) + cost);
+        let value = self.tokens.unique_value(base.max(now) + cost, now);
         let on_host = tx.on_host_path();
         let host = on_host && tx.op.uses_die();
         let stock = !on_host && tx.op.uses_die();
         if stock {
             self.stock.submitted(tx.die);
         }
-        let id = self.tokens.push(Tok {
-            value,
-            finish: PENDING,
-            parked: NONE,
-            request,
-            die: tx.die,
-            host_backlog_ns: if host { cost } else { 0 },
-            urgent_holds: 0,
-            epoch: self.urgency[tx.die as usize].epoch,
-            waiters: NONE,
-            background: !on_host,
-            owes_erase: tx.op == Op::Erase && !on_host,
-            stock,
-        });
+        let id = self.tokens.push(
+            Tok {
+                value,
+                finish: PENDING,
+                parked: NONE,
+                request,
+                die: tx.die,
+                host_backlog_ns: if host { cost } else { 0 },
+                urgent_holds: 0,
+                epoch: self.urgency[tx.die as usize].epoch,
+                waiters: NONE,
+                background: !on_host,
+                owes_erase: tx.op == Op::Erase && !on_host,
+                stock,
+            },
+            now,
+        );
         self.counts.transactions += 1;
         if host {
             self.host_backlog_ns[tx.die as usize] += cost;

@@ -23,6 +23,7 @@
 
 use std::collections::VecDeque;
 
+use super::soon::{Inserted, Soon};
 use super::values::ValueTable;
 use super::NONE;
 
@@ -31,6 +32,9 @@ pub(super) const PENDING: u64 = u64::MAX;
 
 /// Finished transactions kept for lookups after they complete.
 const KEEP: usize = 1 << 14;
+
+/// How far ahead of the ring's front `trim` asks for records.
+const TRIM_AHEAD: usize = 8;
 
 /// One submitted transaction, as the dependency tracking sees it.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -70,6 +74,9 @@ pub(super) struct Tokens {
     /// Where to look for a value in `ring` (`values.rs`): built from the ring, so checkpoints
     /// store the ring's own values instead.
     by_value: ValueTable,
+    /// The kept values at or after the clock, for the uniqueness check (`soon.rs`): built
+    /// from the ring too.
+    soon: Soon,
     /// Recent estimates and the last value handed out for each: a burst of transactions
     /// with one estimate (a victim's page reads, decided at one instant) starts probing
     /// where the previous one ended instead of walking the whole burst again.
@@ -118,7 +125,9 @@ impl<'de> serde::Deserialize<'de> for Tokens {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let Restored { ring, base, .. } = Restored::deserialize(d)?;
         let by_value = ValueTable::of_ring(base, ring.iter().map(|t| t.value));
-        Ok(Tokens { ring, base, by_value, recent: no_recent(), cache: no_cache() })
+        // Every kept value, whatever the clock: a superset of those at or after it.
+        let soon = Soon::rebuilt(0, 0, base, ring.iter().map(|t| t.value));
+        Ok(Tokens { ring, base, by_value, soon, recent: no_recent(), cache: no_cache() })
     }
 }
 
@@ -141,13 +150,21 @@ fn no_recent() -> Vec<(u64, u64)> {
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0, by_value: ValueTable::new(0), recent: no_recent(), cache: no_cache() }
+        Tokens {
+            ring: VecDeque::new(),
+            base: 0,
+            by_value: ValueTable::new(0),
+            soon: Soon::new(),
+            recent: no_recent(),
+            cache: no_cache(),
+        }
     }
 
-    /// A value for a transaction estimated to finish at `estimate`: odd, and no kept
-    /// transaction's.
+    /// A value for a transaction estimated to finish at `estimate` (at or after the clock,
+    /// `now`): odd, and no kept transaction's.
     #[inline]
-    pub fn unique_value(&mut self, estimate: u64) -> u64 {
+    pub fn unique_value(&mut self, estimate: u64, now: u64) -> u64 {
+        debug_assert!(estimate >= now);
         let slot = (estimate.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % RECENT;
         let (seen, last) = self.recent[slot];
         let mut v = if seen == estimate { last + 2 } else { estimate | 1 };
@@ -164,10 +181,10 @@ impl Tokens {
         v
     }
 
-    /// Does a kept transaction have value `v`?
+    /// Does a kept transaction have value `v` (at or after the clock)?
     #[inline]
     fn taken(&self, v: u64) -> bool {
-        self.lookup(v).is_some()
+        self.soon.taken(v, self.base, self.ring.len())
     }
 
     /// The kept transaction with value `v`, from the table.
@@ -177,14 +194,18 @@ impl Tokens {
         self.by_value.get(v, self.base, ring.len(), |i| ring[i].value)
     }
 
-    /// Keep `t` (its value from `unique_value`); returns its id.
-    pub fn push(&mut self, t: Tok) -> u64 {
+    /// Keep `t` (its value from `unique_value` at clock `now`); returns its id.
+    pub fn push(&mut self, t: Tok, now: u64) -> u64 {
         let id = self.base + self.ring.len() as u64;
-        let grow = self.by_value.insert(t.value, id, self.base, self.ring.len());
+        let grow = self.by_value.push(t.value, id, self.base, self.ring.len());
+        let soon = self.soon.insert(t.value, id, now, self.base, self.ring.len());
         self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
         if grow {
             self.by_value = self.by_value.grown(self.base, self.ring.iter().map(|t| t.value));
+        }
+        if let Inserted::Rebuild { buckets } = soon {
+            self.soon = Soon::rebuilt(buckets, now, self.base, self.ring.iter().map(|t| t.value));
         }
         id
     }
@@ -226,6 +247,12 @@ impl Tokens {
 
     /// Forget the oldest finished transactions beyond the ones kept.
     pub fn trim(&mut self) {
+        // The front is thousands of records back, long out of cache: ask for the records a
+        // few trims ahead (about one is forgotten per transaction), so the check below finds
+        // its record in cache.
+        if let Some(ahead) = self.ring.get(TRIM_AHEAD) {
+            crate::cache_hint::prefetch(std::slice::from_ref(ahead), 0);
+        }
         while self.ring.len() > KEEP {
             let f = self.ring.front().expect("non-empty");
             if f.finish == PENDING || f.parked != NONE {
@@ -267,11 +294,11 @@ mod tests {
     #[test]
     fn values_name_their_transaction_and_nothing_else() {
         let mut t = Tokens::new();
-        let v = t.unique_value(10);
-        let a = t.push(tok(v));
+        let v = t.unique_value(10, 0);
+        let a = t.push(tok(v), 0);
         assert_eq!(t.get(a).value, 11, "values are odd");
-        let v = t.unique_value(11);
-        let b = t.push(tok(v));
+        let v = t.unique_value(11, 0);
+        let b = t.push(tok(v), 0);
         let bv = t.get(b).value;
         assert!(bv % 2 == 1 && bv > 11 && bv <= 11 + 2050, "a value already kept moves on, within 2 us: {bv}");
         assert_eq!(t.find(11), Some(a));
@@ -280,8 +307,8 @@ mod tests {
         assert_eq!(t.find(12), None, "an even time is never a value");
         assert_eq!(t.id_of(a as u32), a);
         // A later transaction may be estimated to finish earlier: values need not rise.
-        let v = t.unique_value(4);
-        let c = t.push(tok(v));
+        let v = t.unique_value(4, 0);
+        let c = t.push(tok(v), 0);
         assert_eq!(t.find(5), Some(c));
     }
 
@@ -289,8 +316,8 @@ mod tests {
     fn finished_work_is_forgotten_oldest_first_but_pending_work_never() {
         let mut t = Tokens::new();
         for v in 1..=(KEEP as u64 + 10) {
-            let u = t.unique_value(2 * v);
-            t.push(tok(u));
+            let u = t.unique_value(2 * v, 0);
+            t.push(tok(u), 0);
         }
         t.trim();
         assert_eq!(t.len(), KEEP + 10, "pending transactions are kept");
@@ -306,8 +333,8 @@ mod tests {
         assert_eq!(t.id_of(id as u32), id);
         // A forgotten value (still in the map until a sweep) is free again, and names its
         // new transaction once handed out.
-        assert_eq!(t.unique_value(20), 21, "a forgotten value is not taken");
-        let again = t.push(tok(21));
+        assert_eq!(t.unique_value(20, 0), 21, "a forgotten value is not taken");
+        let again = t.push(tok(21), 0);
         assert_eq!(t.find(21), Some(again));
     }
 }

@@ -1,5 +1,11 @@
-//! Value -> id of the kept transactions (`tokens.rs`), looked up on every submission (is
-//! this value taken? which transaction does `after` name?) and written once per transaction.
+//! Value -> id of the kept transactions (`tokens.rs`), looked up when a submission's
+//! `after` misses the small cache of recent values (which transaction does it name?) and
+//! written once per transaction. (Whether a fresh value is taken is asked of `soon.rs`, which
+//! holds only the values at or after the clock and stays in cache.)
+//!
+//! **Queued inserts.** A write reads its bucket (for a dead entry), a random line of a table
+//! larger than the L2: `ValueTable::push` asks for that line and writes it `BATCH` inserts
+//! later, when it has arrived; look-ups scan the few queued inserts first.
 //!
 //! Ids are consecutive and forgotten oldest first, so "kept" is just "within the ring": an
 //! entry whose id has fallen below the ring's base is dead where it lies. A general hash map
@@ -27,6 +33,9 @@ use std::collections::HashMap;
 const WAYS: usize = 8;
 const MIN_BUCKETS: usize = 1 << 11;
 
+/// Inserts held back (`ValueTable::queued`) before they are written to their buckets.
+const BATCH: usize = 8;
+
 /// One cache line: a look-up reads one line. Tags and ids apart, so the eight tags compare
 /// as one vector.
 #[derive(Clone, Copy)]
@@ -46,6 +55,11 @@ pub(super) struct ValueTable {
     spilled: Vec<u64>,
     /// Full value -> full id, for the entries that found their bucket full.
     spill: HashMap<u64, u64>,
+    /// (value, id) of the latest inserts, not yet in their buckets: each bucket's line is
+    /// asked for when its insert is queued and written `BATCH` inserts later, once it has
+    /// arrived, instead of waiting for it at once. Look-ups scan these first.
+    queued: [(u64, u64); BATCH],
+    n_queued: usize,
 }
 
 /// Bits of the value that do not choose its bucket (which comes from the top of a
@@ -69,6 +83,8 @@ impl ValueTable {
             bits: n.trailing_zeros(),
             spilled: vec![0; n.div_ceil(64)],
             spill: HashMap::new(),
+            queued: [(0, 0); BATCH],
+            n_queued: 0,
         }
     }
 
@@ -107,6 +123,12 @@ impl ValueTable {
     /// `i`-th of them with value `value_of(i)`.
     #[inline]
     pub fn get(&self, v: u64, base: u64, len: usize, value_of: impl Fn(usize) -> u64) -> Option<u64> {
+        // The queued inserts first: they are not in their buckets yet.
+        for &(qv, id) in &self.queued[..self.n_queued] {
+            if qv == v && id.wrapping_sub(base) < len as u64 {
+                return Some(id);
+            }
+        }
         let b = self.bucket(v);
         let bucket = &self.buckets[b];
         let t = tag(v);
@@ -130,10 +152,36 @@ impl ValueTable {
         None
     }
 
-    /// Record `v` -> `id`, where the ring holds `base..base + len` and no kept transaction
-    /// has `v`. Returns whether the table should grow (its side map has grown too large).
-    #[inline]
+    /// Record `v` -> `id` at once, where the ring holds `base..base + len` and no kept
+    /// transaction has `v`. Returns whether the table should grow (its side map has grown
+    /// too large).
     pub fn insert(&mut self, v: u64, id: u64, base: u64, len: usize) -> bool {
+        self.place(v, id, base, len)
+    }
+
+    /// As `insert`, the bucket written a few inserts later (its line asked for now). The
+    /// ids queued must stay in the ring until then (the newest ids do: the ring forgets its
+    /// oldest, beyond thousands kept).
+    #[inline]
+    pub fn push(&mut self, v: u64, id: u64, base: u64, len: usize) -> bool {
+        crate::cache_hint::prefetch(&self.buckets, self.bucket(v));
+        self.queued[self.n_queued] = (v, id);
+        self.n_queued += 1;
+        if self.n_queued < BATCH {
+            return false;
+        }
+        self.n_queued = 0;
+        let mut grow = false;
+        for i in 0..BATCH {
+            let (v, id) = self.queued[i];
+            grow |= self.place(v, id, base, len);
+        }
+        grow
+    }
+
+    /// Write `v` -> `id` into its bucket (or the side map).
+    #[inline]
+    fn place(&mut self, v: u64, id: u64, base: u64, len: usize) -> bool {
         let b = self.bucket(v);
         let bucket = &mut self.buckets[b];
         // The first dead entry (its id outside the ring). A dead entry of the same value may
@@ -206,7 +254,9 @@ mod tests {
                     break v;
                 }
             };
-            let grow = t.insert(v, id, base, all.len() - base as usize);
+            // Queued inserts (as `Tokens` makes them) in some stretches, immediate ones in others.
+            let len = all.len() - base as usize;
+            let grow = if (id / 3_000) % 2 == 0 { t.push(v, id, base, len) } else { t.insert(v, id, base, len) };
             all.push(v);
             if grow {
                 t = t.grown(base, all[base as usize..].iter().copied());
@@ -214,7 +264,8 @@ mod tests {
             reference.insert(v, id);
             // Kept: the last 2,000 to 12,000 transactions, the base stalling for a while.
             if (id / 10_000) % 2 == 0 || id < base + 2_000 {
-                base = base.max(id.saturating_sub(2_000));
+                let to = base.max(id.saturating_sub(2_000));
+                base = to;
             }
             if id == 40_000 {
                 // As a restored checkpoint does.
