@@ -17,24 +17,9 @@
 //! table grow (rebuilt twice the size from the ring): the answers are exactly "some kept
 //! transaction has `v`", as the value table's are.
 
-const WAYS: usize = 8;
+use super::values::{bucket_index, tag, Bucket, WAYS};
+
 const MIN_BUCKETS: usize = 1 << 6;
-
-/// Eight entries' tags (the value's low bits) and ids, one cache line: a probe compares the
-/// tags as 32-bit lanes (SSE2 has no 64-bit compare) and reads nothing else unless one
-/// matches.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Bucket {
-    tags: [u32; WAYS],
-    /// The low 32 bits of each entry's id (ids in the ring span less than 2^32).
-    ids: [u32; WAYS],
-}
-
-#[inline]
-fn tag(v: u64) -> u32 {
-    (v >> 1) as u32
-}
 
 pub(super) struct Soon {
     buckets: Vec<Bucket>,
@@ -97,7 +82,7 @@ impl Soon {
 
     #[inline]
     fn bucket(&self, v: u64) -> usize {
-        (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+        bucket_index(v, self.bits)
     }
 
     /// Does a kept transaction (the ring holding ids `base..base + len`) have value `v`,
@@ -107,11 +92,7 @@ impl Soon {
         debug_assert!(v >= self.clock, "a probe behind the clock");
         let b = self.bucket(v);
         let bucket = &self.buckets[b];
-        let t = tag(v);
-        let mut hits = 0u32;
-        for (i, &x) in bucket.tags.iter().enumerate() {
-            hits |= u32::from(x == t) << i;
-        }
+        let mut hits = bucket.hits(v);
         while hits != 0 {
             let i = hits.trailing_zeros() as usize;
             hits &= hits - 1;
@@ -168,6 +149,7 @@ impl Soon {
 
 #[cfg(test)]
 mod tests {
+    use super::super::values::xorshift;
     use super::*;
     use std::collections::HashMap;
 
@@ -181,13 +163,7 @@ mod tests {
         let mut base = 0u64;
         let mut t = Soon::new();
         let mut reference: HashMap<u64, u64> = HashMap::new();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift();
         let (mut now, mut grew) = (0u64, 0);
         let kept = |reference: &HashMap<u64, u64>, v: u64, base: u64| reference.get(&v).is_some_and(|&i| i >= base);
         for id in 0..60_000u64 {

@@ -30,7 +30,7 @@
 
 use std::collections::HashMap;
 
-const WAYS: usize = 8;
+pub(super) const WAYS: usize = 8;
 const MIN_BUCKETS: usize = 1 << 11;
 
 /// Inserts held back (`ValueTable::queued`) before they are written to their buckets.
@@ -38,13 +38,34 @@ const BATCH: usize = 8;
 
 /// One cache line: a look-up reads one line. Tags and ids apart, so the eight tags compare
 /// as one vector.
+/// (`soon.rs` uses the same line.)
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Bucket {
-    tags: [u32; WAYS],
+pub(super) struct Bucket {
+    pub tags: [u32; WAYS],
     /// The low 32 bits of each entry's id (ids in the ring span less than 2^32, as the
     /// engine's tokens do): its offset in the ring is `id - base` in 32-bit arithmetic.
-    ids: [u32; WAYS],
+    pub ids: [u32; WAYS],
+}
+
+impl Bucket {
+    /// A mask of the entries whose tag is `tag(v)`, so that the usual answer (none) takes no
+    /// branch per entry.
+    #[inline]
+    pub fn hits(&self, v: u64) -> u32 {
+        let t = tag(v);
+        let mut hits = 0u32;
+        for (i, &x) in self.tags.iter().enumerate() {
+            hits |= u32::from(x == t) << i;
+        }
+        hits
+    }
+}
+
+/// The bucket of `v` in a table of `2^bits` buckets: the top bits of a multiplicative hash.
+#[inline]
+pub(super) fn bucket_index(v: u64, bits: u32) -> usize {
+    (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 pub(super) struct ValueTable {
@@ -65,7 +86,7 @@ pub(super) struct ValueTable {
 /// Bits of the value that do not choose its bucket (which comes from the top of a
 /// multiplicative hash): the value's own low bits above the always-set lowest one.
 #[inline]
-fn tag(v: u64) -> u32 {
+pub(super) fn tag(v: u64) -> u32 {
     (v >> 1) as u32
 }
 
@@ -111,7 +132,7 @@ impl ValueTable {
 
     #[inline]
     fn bucket(&self, v: u64) -> usize {
-        (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+        bucket_index(v, self.bits)
     }
 
     #[inline]
@@ -131,13 +152,7 @@ impl ValueTable {
         }
         let b = self.bucket(v);
         let bucket = &self.buckets[b];
-        let t = tag(v);
-        // A mask of the matching tags, so that the usual answer (none) takes no branch per
-        // entry.
-        let mut hits = 0u32;
-        for (i, &x) in bucket.tags.iter().enumerate() {
-            hits |= u32::from(x == t) << i;
-        }
+        let mut hits = bucket.hits(v);
         while hits != 0 {
             let i = hits.trailing_zeros() as usize;
             hits &= hits - 1;
@@ -221,6 +236,18 @@ impl ValueTable {
     }
 }
 
+/// A xorshift stream for the tables' randomized tests (this one and `soon.rs`'s).
+#[cfg(test)]
+pub(super) fn xorshift() -> impl FnMut() -> u64 {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,13 +264,7 @@ mod tests {
         let mut base = 0u64;
         let mut t = ValueTable::new(0);
         let mut reference: HashMap<u64, u64> = HashMap::new();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift();
         // Half the values share their low 33 bits with another: their tags collide.
         let value = |r: u64| 2 * (r % 15_000) + 1 + ((r >> 40) & 1) * (1 << 33);
         let (mut spilled, mut grown) = (0, false);
