@@ -20,7 +20,9 @@
 //!   steps: the write asks for the cleaning at once (`WriteStep::NeedSpace`), which finishes
 //!   the pool's job and cleans on to one block above the reserve (`collect`), and the request
 //!   waits for that work, its die serving background work first meanwhile
-//!   (`Scheduler::wait_for`, counted as a hard-threshold episode).
+//!   (`Scheduler::wait_for`, counted as a hard-threshold episode). The block the write then
+//!   takes is owed back as at the soft threshold; without that debt the pool would stay at
+//!   its reserve and every later host block there would wait for cleaning at once.
 //!
 //! - **Idle windows** (`gc.background`, open loop): a pool below its high watermark whose die
 //!   is idle owes cleaning up to it, stepped like the rest (`owe_idle_cleaning`).

@@ -168,6 +168,13 @@ impl Ftl {
                                 return WriteStep::NeedSpace { plane, target, ready, by: Asker::Pool };
                             }
                         }
+                    } else if self.steps_cleaning() {
+                        // Past the hard threshold's cleaning at once (one block above the
+                        // reserve), the block this write takes is owed back as at the soft
+                        // threshold; otherwise the pool sits at its reserve owing nothing,
+                        // and every later host block there waits for cleaning at once.
+                        let free = self.pools[plane as usize].free.len();
+                        self.owe_cleaning(plane, free);
                     }
                     if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {
                         if let Some(o) = &mut self.oracle {

@@ -415,6 +415,12 @@ impl Ftl {
                     } else {
                         self.collect(plane, ready, target);
                         self.pools[plane as usize].cleaned();
+                        let free = self.pools[plane as usize].free.len();
+                        if self.steps_cleaning() && free > GC_RESERVE_BLOCKS {
+                            // The block the page takes is owed back (as for a host block
+                            // past the hard threshold, `host_write.rs`).
+                            self.owe_cleaning(plane, free);
+                        }
                     }
                 }
                 if self.pools[plane as usize].free.len() > GC_RESERVE_BLOCKS {
