@@ -12,8 +12,11 @@ recycling included), and that again with no block recycled (`reusable.max_recycl
 second and third agree, the saving is the collector's, not WOM coding's; the fourth says how
 much of it is recycling.
 A second length (`--dw`) tells a steady-state difference from one of the run's start.
+The same split works on any trace of the reproduction (`--trace`), e.g. where Reusable SSD
+loses at op 28%.
 
     python3 experiments/reusable/no_hot.py ../shared/traces [--dw 3 9] [--op 0.07]
+        [--trace blkparse hadoop] [--preset reusable-small ...] [--gc-mode standard]
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ VARIANTS = {
 }
 
 
-def cell(trace: Path, preset: str, op: float, dw: int) -> dict[str, dict[str, float]]:
+def cell(
+    trace: Path, preset: str, op: float, dw: int, gc_mode: str = "standard"
+) -> dict[str, dict[str, float]]:
     fp = footprint(trace)
     geo = flashlife.resolve_config(preset)["geometry"]
     ways, planes, ppb = int(geo["ways"]), int(geo["planes"]), int(geo["pages_per_block"])
@@ -47,7 +52,7 @@ def cell(trace: Path, preset: str, op: float, dw: int) -> dict[str, dict[str, fl
     base = {
         **d.overrides(),
         "capacity.overprovisioning": op,
-        "gc.mode": "standard",
+        "gc.mode": gc_mode,
         "run.progress": "off",
         "workload.kind": "trace",
         "workload.trace.path": str(trace),
@@ -66,6 +71,8 @@ def cell(trace: Path, preset: str, op: float, dw: int) -> dict[str, dict[str, fl
             "wa": s["write_amplification"],
             "moved_per_erase": moved / erases if erases else 0.0,
             "second_units": s.get("techniques.reusable.units") or 0,
+            # Second-written units still valid when their pair was erased (moved by GC).
+            "second_moved": s.get("techniques.reusable.moved_by_gc") or 0,
         }
     return out
 
@@ -75,28 +82,33 @@ def main() -> int:
     ap.add_argument("traces", type=Path, help="the shared traces folder (../shared/traces)")
     ap.add_argument("--dw", type=int, nargs="+", default=[3, 9], help="drive writes after the fill")
     ap.add_argument("--op", type=float, default=0.07, help="over-provisioning")
+    ap.add_argument("--trace", nargs="+", default=["blkparse", "hadoop"], choices=sorted(REUSABLE_TRACES))
+    ap.add_argument("--preset", nargs="+", default=list(PRESETS), choices=PRESETS)
+    ap.add_argument("--gc-mode", default="standard", choices=("standard", "foreground"))
     a = ap.parse_args()
     if not a.traces.is_dir():
         print(f"no traces folder at {a.traces}: nothing to run", file=sys.stderr)
         return 0
     print(
         "trace,preset,dw,erases_std,wa_std,moved_per_erase_std,rel_reusable,wa_reusable,second_units,"
-        "rel_no_hot,wa_no_hot,moved_per_erase_no_hot,rel_no_recycling,wa_no_recycling"
+        "rel_no_hot,wa_no_hot,moved_per_erase_no_hot,rel_no_recycling,wa_no_recycling,"
+        "moved_per_erase_reusable,second_moved_by_gc"
     )
-    for name in ("blkparse", "hadoop"):
+    for name in a.trace:
         trace = a.traces / REUSABLE_TRACES[name]
         if not trace.is_file():
             print(f"skipped {name}: {trace} not found", file=sys.stderr)
             continue
-        for preset in PRESETS:
+        for preset in a.preset:
             for dw in a.dw:
-                c = cell(trace, preset, a.op, dw)
+                c = cell(trace, preset, a.op, dw, a.gc_mode)
                 std, reu, nh, nr = c["standard"], c["reusable"], c["no_hot"], c["no_recycling"]
                 print(
                     f"{name},{preset},{dw},{std['erases']},{std['wa']:.3f},{std['moved_per_erase']:.1f},"
                     f"{reu['erases'] / std['erases']:.3f},{reu['wa']:.3f},{reu['second_units']},"
                     f"{nh['erases'] / std['erases']:.3f},{nh['wa']:.3f},{nh['moved_per_erase']:.1f},"
-                    f"{nr['erases'] / std['erases']:.3f},{nr['wa']:.3f}"
+                    f"{nr['erases'] / std['erases']:.3f},{nr['wa']:.3f},"
+                    f"{reu['moved_per_erase']:.1f},{reu['second_moved']}"
                 )
     return 0
 
