@@ -342,8 +342,9 @@ def _saturated(ctx: Context, window: str) -> Section:
         "GC watermarks (low / high, of each plane's blocks): the preset's 0.5% / 2%"
         + (
             ", and a soft window of 5% / 6% (MQSim's soft threshold; the same for both drives): with "
-            "the preset's a pool owes cleaning one block above its reserve, and the baseline's planes "
-            "that lost blocks clean at the hard threshold again and again (docs/techniques/salvage.md)."
+            "the preset's a pool owes cleaning only one block above its reserve (until 2026-11-29 the "
+            "baseline's planes that lost blocks then cleaned at the hard threshold again and again; "
+            "docs/techniques/salvage.md)."
             if soft
             else "."
         ),
