@@ -619,6 +619,9 @@ class Reliability(TypedDict):
     long_read_threshold_us: float
     long_reads: int
     long_read_share: float
+    #: Share of host reads slower than each `reliability.read_thresholds_us`, keyed by the
+    #: threshold in microseconds ("250"); only when thresholds are set.
+    reads_over_us: NotRequired[dict[str, float]]
     uncorrectable_reads: int
     hinted_reads: int
     reclaimed_blocks: int

@@ -68,8 +68,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// 22: the queued engine keeps each class's longest queue since the time series' last row,
 /// and the time series keeps each die's busy time at its last row; 23: the queued engine
 /// counts host waits behind one watched background cause (the open-channel device's
-/// migration copies): the cause, a flag per record, each die's clock of that work.
-pub const FORMAT_VERSION: u32 = 23;
+/// migration copies): the cause, a flag per record, each die's clock of that work; 24: the
+/// long-read counter keeps a count per `reliability.read_thresholds_us`.
+pub const FORMAT_VERSION: u32 = 24;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -420,6 +420,26 @@ fn budget_run(days: u32, extra: &[&str]) -> RunOutput {
     })
 }
 
+/// One run's `reads_over_us` gives, at each threshold, the long-read share of a run that
+/// counted that threshold alone (the threshold changes no decision), and falls as it rises.
+#[test]
+fn shares_over_extra_thresholds_are_the_long_reads_of_each_threshold() {
+    let agg = "reliability.read_reclaim=\"error_based\"";
+    let all = budget_run(2, &[agg, "reliability.read_thresholds_us=[100, 600, 1000]"]);
+    let r = &all.summary.reliability;
+    let over = r.reads_over_us.as_ref().expect("thresholds set");
+    assert_eq!(over.keys().map(String::as_str).collect::<Vec<_>>(), ["100", "1000", "600"]);
+    assert_eq!(over["600"], r.long_read_share, "600 us is also the run's long-read threshold");
+    assert!(over["100"] > over["600"] && over["600"] > over["1000"], "{over:?}");
+    assert!(over["1000"] > 0.0, "{over:?}: two-page reads retry past 1000 us");
+    for t in [100u32, 1000] {
+        let alone = budget_run(2, &[agg, &format!("reliability.long_read_us={t}")]);
+        assert_eq!(alone.summary.reliability.long_read_share, over[&t.to_string()], "{t} us");
+        assert_eq!(alone.summary.flash, all.summary.flash, "a threshold decides nothing");
+    }
+    assert!(budget_run(2, &[agg]).summary.reliability.reads_over_us.is_none());
+}
+
 const HINT_600: &str = "reliability.hints=[{budget_us=600}]";
 const HINT_400: &str = "reliability.hints=[{budget_us=400}]";
 

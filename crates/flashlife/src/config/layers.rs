@@ -29,6 +29,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "reliability.reclaim_when",
     "reliability.hint_latency",
     "reliability.budget_placement",
+    "reliability.read_thresholds_us",
     "open_channel.placement",
     "open_channel.host_buffer_kib",
     "open_channel.min_write_kib",

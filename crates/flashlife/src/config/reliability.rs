@@ -58,6 +58,11 @@ pub struct ReliabilityConfig {
     pub hints: Vec<ReadHint>,
     /// Host read latency above which a read counts as long (the paper's 400 us).
     pub long_read_us: f64,
+    /// More read latency thresholds (whole microseconds) whose share of host reads the summary
+    /// reports (`reliability.reads_over_us`), so one run answers "how many reads exceeded each
+    /// budget" for a sweep of budgets. Written to TOML only when set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read_thresholds_us: Vec<u32>,
     /// Place relocated data by budget class (`hinted` reclaim only): GC and reclaim moves
     /// write data whose last host read allowed a retry into a write stream of its own in each
     /// pool, apart from strict data, so a block's reclaim is not set off by a stricter reader
@@ -88,6 +93,7 @@ impl Default for ReliabilityConfig {
             default_budget_us: 0.0,
             hints: Vec::new(),
             long_read_us: 400.0,
+            read_thresholds_us: Vec::new(),
             budget_placement: false,
         }
     }
@@ -164,6 +170,15 @@ impl ReliabilityConfig {
                 return Err(Error::config(key, v, "a non-negative number of microseconds"));
             }
         }
+        for (i, &t) in self.read_thresholds_us.iter().enumerate() {
+            if t == 0 || self.read_thresholds_us[..i].contains(&t) {
+                return Err(Error::config(
+                    format!("reliability.read_thresholds_us[{i}]"),
+                    t,
+                    "a positive whole number of microseconds, each given once",
+                ));
+            }
+        }
         for (i, h) in self.hints.iter().enumerate() {
             if !(h.budget_us.is_finite() && h.budget_us >= 0.0) {
                 return Err(Error::config(
@@ -226,6 +241,8 @@ mod tests {
             ("reliability.hints=[{budget_us=-1}]", "reliability.hints[0].budget_us"),
             ("reliability.hints=[{budget_us=1, lba_start=5, lba_end=5}]", "reliability.hints[0].lba_end"),
             ("reliability.budget_placement=true", "reliability.budget_placement"),
+            ("reliability.read_thresholds_us=[0]", "reliability.read_thresholds_us[0]"),
+            ("reliability.read_thresholds_us=[300, 200, 300]", "reliability.read_thresholds_us[2]"),
         ] {
             let e = ConfigBuilder::new().set(set).and_then(|b| b.build()).unwrap_err().to_string();
             assert!(e.contains(key), "{set}: {e}");

@@ -174,7 +174,7 @@ impl RunState {
             gc_debt_units: drive.gc_debt_units(),
             touched: trace.then(|| vec![0; (drive.logical_units() as usize).div_ceil(64)]),
             ts: TimeSeries {
-                long_reads: LongReads::new(cfg.reliability.long_read_us),
+                long_reads: LongReads::new(cfg.reliability.long_read_us, &cfg.reliability.read_thresholds_us),
                 flow_names: cfg.flows.iter().enumerate().map(|(i, f)| f.name_of(i)).collect(),
                 ..Default::default()
             },

@@ -1,6 +1,8 @@
 //! Read reliability statistics: long reads, retry steps, uncorrectable reads, read reclaim and
 //! the lifetime it spends (`summary.json` section `reliability`).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::counters::{Cause, FlashCounters};
@@ -17,12 +19,19 @@ pub struct LongReads {
     /// Host retry steps and host page reads at the last time-series row.
     pub last_retries: u64,
     pub last_page_reads: u64,
+    /// `reliability.read_thresholds_us`: (threshold in ns, host reads slower than it). A few
+    /// entries, allocated once per run.
+    pub over: Vec<(u64, u64)>,
 }
 
 impl LongReads {
-    /// Count reads longer than `threshold_us`.
-    pub fn new(threshold_us: f64) -> Self {
-        LongReads { threshold_ns: (threshold_us * 1000.0).round() as u64, ..Default::default() }
+    /// Count reads longer than `threshold_us`, and longer than each of `more_us`.
+    pub fn new(threshold_us: f64, more_us: &[u32]) -> Self {
+        LongReads {
+            threshold_ns: (threshold_us * 1000.0).round() as u64,
+            over: more_us.iter().map(|&t| (u64::from(t) * 1000, 0)).collect(),
+            ..Default::default()
+        }
     }
 
     /// A host read took `latency_ns`.
@@ -30,6 +39,19 @@ impl LongReads {
     pub fn record(&mut self, latency_ns: u64) {
         self.reads += 1;
         self.long += (latency_ns > self.threshold_ns) as u64;
+        for (threshold, n) in &mut self.over {
+            *n += (latency_ns > *threshold) as u64;
+        }
+    }
+
+    /// Share of host reads over each extra threshold, keyed by the threshold in whole
+    /// microseconds (`None` when no extra threshold was set).
+    pub fn shares_over(&self) -> Option<BTreeMap<String, f64>> {
+        if self.over.is_empty() {
+            return None;
+        }
+        let share = |n: u64| if self.reads == 0 { 0.0 } else { n as f64 / self.reads as f64 };
+        Some(self.over.iter().map(|&(t, n)| ((t / 1000).to_string(), share(n))).collect())
     }
 
     /// Share of long reads since the last call, and restart the interval.
@@ -82,6 +104,10 @@ pub struct ReliabilitySummary {
     pub long_read_threshold_us: f64,
     pub long_reads: u64,
     pub long_read_share: f64,
+    /// Share of host reads slower than each of `reliability.read_thresholds_us`, keyed by the
+    /// threshold in microseconds (absent when none is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads_over_us: Option<BTreeMap<String, f64>>,
     /// Page reads the last retry step could not correct (also `failures.uncorrectable_reads`).
     pub uncorrectable_reads: u64,
     /// Host read requests a hint command covered.
@@ -125,6 +151,7 @@ impl ReliabilitySummary {
             long_read_threshold_us: long.threshold_ns as f64 / 1000.0,
             long_reads: long.long,
             long_read_share: long.share(),
+            reads_over_us: long.shares_over(),
             uncorrectable_reads: c.uncorrectable_reads,
             hinted_reads,
             reclaimed_blocks: c.reclaimed_blocks,
