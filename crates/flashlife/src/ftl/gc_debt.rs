@@ -53,6 +53,19 @@ pub(crate) trait SteppedCleaner: Cleaner + LogicalSpace {
         self.reconsider_urgency(die);
     }
 
+    /// A write is about to take a block of `pool` right after its clean-up at once (the hard
+    /// threshold, which stops one block above the reserve): that block is owed back, as at the
+    /// soft threshold, or the pool would sit at its reserve owing nothing and every later
+    /// block taken there would wait for cleaning at once. Nothing is owed when the clean-up
+    /// left the pool at its reserve: the write takes no block there. The one owe-back of the
+    /// block FTL's host blocks and translation pages and the open-channel host FTL's chunks.
+    fn owe_back_taken_block(&mut self, pool: u32) {
+        let free = self.free_in(pool);
+        if free > GC_RESERVE_BLOCKS {
+            self.owe_cleaning(pool, free);
+        }
+    }
+
     /// Is `pool` cleaning before host writes: it owes cleaning with only one block left above
     /// its reserve.
     #[inline]

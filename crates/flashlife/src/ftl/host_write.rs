@@ -169,12 +169,9 @@ impl Ftl {
                             }
                         }
                     } else if self.steps_cleaning() {
-                        // Past the hard threshold's cleaning at once (one block above the
-                        // reserve), the block this write takes is owed back as at the soft
-                        // threshold; otherwise the pool sits at its reserve owing nothing,
-                        // and every later host block there waits for cleaning at once.
-                        let free = self.pools[plane as usize].free.len();
-                        self.owe_cleaning(plane, free);
+                        // Past the hard threshold's cleaning at once: the block this write
+                        // takes is owed back (`gc_debt.rs`).
+                        self.owe_back_taken_block(plane);
                     }
                     if let Some((slot, programmed)) = self.place(plane, Stream::Host, lpn, ready, Cause::Host) {
                         if let Some(o) = &mut self.oracle {

@@ -415,11 +415,10 @@ impl Ftl {
                     } else {
                         self.collect(plane, ready, target);
                         self.pools[plane as usize].cleaned();
-                        let free = self.pools[plane as usize].free.len();
-                        if self.steps_cleaning() && free > GC_RESERVE_BLOCKS {
-                            // The block the page takes is owed back (as for a host block
-                            // past the hard threshold, `host_write.rs`).
-                            self.owe_cleaning(plane, free);
+                        if self.steps_cleaning() {
+                            // The block the page takes is owed back, as for a host block
+                            // past the hard threshold (`gc_debt.rs`).
+                            self.owe_back_taken_block(plane);
                         }
                     }
                 }

@@ -279,10 +279,9 @@ impl OpenChannel {
             if done != ready {
                 sched.wait_for(done);
             }
-            // The chunk the write now takes is owed back, as at the soft threshold (or the
-            // unit would sit at its reserve, every later chunk waiting for cleaning at once).
-            let free = self.pus[pu as usize].free.len();
-            self.owe_cleaning(pu, free);
+            // The chunk the write now takes is owed back, as at the soft threshold
+            // (`ftl/gc_debt.rs`).
+            self.owe_back_taken_block(pu);
         }
     }
 
