@@ -428,13 +428,13 @@ fn shares_over_extra_thresholds_are_the_long_reads_of_each_threshold() {
     let all = budget_run(2, &[agg, "reliability.read_thresholds_us=[100, 600, 1000]"]);
     let r = &all.summary.reliability;
     let over = r.reads_over_us.as_ref().expect("thresholds set");
-    assert_eq!(over.keys().map(String::as_str).collect::<Vec<_>>(), ["100", "1000", "600"]);
-    assert_eq!(over["600"], r.long_read_share, "600 us is also the run's long-read threshold");
-    assert!(over["100"] > over["600"] && over["600"] > over["1000"], "{over:?}");
-    assert!(over["1000"] > 0.0, "{over:?}: two-page reads retry past 1000 us");
+    assert_eq!(over.keys().copied().collect::<Vec<_>>(), [100, 600, 1000]);
+    assert_eq!(over[&600], r.long_read_share, "600 us is also the run's long-read threshold");
+    assert!(over[&100] > over[&600] && over[&600] > over[&1000], "{over:?}");
+    assert!(over[&1000] > 0.0, "{over:?}: two-page reads retry past 1000 us");
     for t in [100u32, 1000] {
         let alone = budget_run(2, &[agg, &format!("reliability.long_read_us={t}")]);
-        assert_eq!(alone.summary.reliability.long_read_share, over[&t.to_string()], "{t} us");
+        assert_eq!(alone.summary.reliability.long_read_share, over[&t], "{t} us");
         assert_eq!(alone.summary.flash, all.summary.flash, "a threshold decides nothing");
     }
     assert!(budget_run(2, &[agg]).summary.reliability.reads_over_us.is_none());

@@ -45,13 +45,14 @@ impl LongReads {
     }
 
     /// Share of host reads over each extra threshold, keyed by the threshold in whole
-    /// microseconds (`None` when no extra threshold was set).
-    pub fn shares_over(&self) -> Option<BTreeMap<String, f64>> {
+    /// microseconds (`None` when no extra threshold was set). JSON writes the keys as
+    /// strings, in numeric order.
+    pub fn shares_over(&self) -> Option<BTreeMap<u32, f64>> {
         if self.over.is_empty() {
             return None;
         }
         let share = |n: u64| if self.reads == 0 { 0.0 } else { n as f64 / self.reads as f64 };
-        Some(self.over.iter().map(|&(t, n)| ((t / 1000).to_string(), share(n))).collect())
+        Some(self.over.iter().map(|&(t, n)| ((t / 1000) as u32, share(n))).collect())
     }
 
     /// Share of long reads since the last call, and restart the interval.
@@ -107,7 +108,7 @@ pub struct ReliabilitySummary {
     /// Share of host reads slower than each of `reliability.read_thresholds_us`, keyed by the
     /// threshold in microseconds (absent when none is set).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reads_over_us: Option<BTreeMap<String, f64>>,
+    pub reads_over_us: Option<BTreeMap<u32, f64>>,
     /// Page reads the last retry step could not correct (also `failures.uncorrectable_reads`).
     pub uncorrectable_reads: u64,
     /// Host read requests a hint command covered.
