@@ -51,8 +51,7 @@ impl LongReads {
         if self.over.is_empty() {
             return None;
         }
-        let share = |n: u64| if self.reads == 0 { 0.0 } else { n as f64 / self.reads as f64 };
-        Some(self.over.iter().map(|&(t, n)| ((t / 1000) as u32, share(n))).collect())
+        Some(self.over.iter().map(|&(t, n)| ((t / 1000) as u32, share(n, self.reads))).collect())
     }
 
     /// Share of long reads since the last call, and restart the interval.
@@ -60,11 +59,7 @@ impl LongReads {
         let (r, l) = (self.reads - self.last_reads, self.long - self.last_long);
         self.last_reads = self.reads;
         self.last_long = self.long;
-        if r == 0 {
-            0.0
-        } else {
-            l as f64 / r as f64
-        }
+        share(l, r)
     }
 
     /// Mean retry steps per host page read since the last call, given the cumulative counts.
@@ -72,20 +67,21 @@ impl LongReads {
         let (s, n) = (retries - self.last_retries, page_reads - self.last_page_reads);
         self.last_retries = retries;
         self.last_page_reads = page_reads;
-        if n == 0 {
-            0.0
-        } else {
-            s as f64 / n as f64
-        }
+        share(s, n)
     }
 
     /// Share of long reads over the whole run.
     pub fn share(&self) -> f64 {
-        if self.reads == 0 {
-            0.0
-        } else {
-            self.long as f64 / self.reads as f64
-        }
+        share(self.long, self.reads)
+    }
+}
+
+/// `n / of`, or 0 when `of` is 0 (no reads yet).
+fn share(n: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 / of as f64
     }
 }
 
@@ -147,7 +143,7 @@ impl ReliabilitySummary {
             model: model.to_string(),
             read_reclaim: read_reclaim.to_string(),
             retry_steps_histogram: histogram.to_vec(),
-            mean_retry_steps: if host_reads == 0 { 0.0 } else { steps as f64 / host_reads as f64 },
+            mean_retry_steps: share(steps, host_reads),
             read_retries_by_cause: c.read_retries,
             long_read_threshold_us: long.threshold_ns as f64 / 1000.0,
             long_reads: long.long,
@@ -159,7 +155,7 @@ impl ReliabilitySummary {
             reclaim_page_programs: c.page_programs.get(Cause::Reclaim),
             reclaim_erases,
             reclaim_share_of_pe_budget: if pe_budget > 0.0 { reclaim_erases as f64 / pe_budget } else { 0.0 },
-            reclaim_share_of_erases: if erases == 0 { 0.0 } else { reclaim_erases as f64 / erases as f64 },
+            reclaim_share_of_erases: share(reclaim_erases, erases),
             reclaims_in_idle: None,
         }
     }
