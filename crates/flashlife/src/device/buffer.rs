@@ -55,7 +55,7 @@ impl WayBuffer {
     /// Room for `bytes` whose data is ready at `ready`: at once, or when the oldest entries'
     /// programs release theirs.
     #[inline]
-    pub fn admit(&mut self, ready: Done, bytes: u64, sched: &dyn Scheduler) -> Admission {
+    pub fn admit(&mut self, ready: Done, bytes: u64, sched: &mut dyn Scheduler) -> Admission {
         // Release times are read as times: the buffer's own clock.
         let mut at = ready;
         self.drain(at.as_time(), sched);
@@ -66,12 +66,13 @@ impl WayBuffer {
                 // Finished after `at`: the page waits until then.
                 Some(f) => at = at.max(f),
                 // Still running: the page waits for that program (a dependency, whatever its
-                // estimate says) and takes its space. Its data, if already in, needs no
-                // waiting for; if its transfer is still pending too, the two are joined as
-                // `Done::later` joins them (the later estimate: a known limit).
-                None => {
-                    at = if sched.completed(at).is_some() { release } else { at.max(release) };
-                }
+                // estimate says) and takes its space, and for its own data if that is still
+                // coming. The two are joined by the scheduler, not by their estimates: the
+                // program's, made when it was submitted, can be far earlier than its real end
+                // (it may have queued behind hundreds of others), and taking the transfer for
+                // the later let every page in at once and the buffer bound nothing (before
+                // 2026-11-29: `ftpassd-small` at QD32 queued up to 420 programs a die).
+                None => at = sched.join(at, release),
             }
             self.used -= freed;
             self.entries.pop_front();
@@ -112,9 +113,9 @@ mod tests {
     fn full_buffer_waits_for_the_oldest_release() {
         // Completions known at submission: the reservation scheduler's.
         let cfg = crate::config::FlashConfig::default();
-        let r =
+        let mut r =
             crate::timing::Reservation::new(crate::flash::ArrayTimes::new(&cfg), true, 600.0, 0.0, 400.0, 1, vec![0]);
-        let s: &dyn Scheduler = &r;
+        let s: &mut dyn Scheduler = &mut r;
         let mut b = WayBuffer::new(2 * 16384, 16384);
         assert_eq!(b.admit(Done::START, 16384, s), Admission { at: Done::START, waited: false });
         b.push(Done::at(1000), 16384);

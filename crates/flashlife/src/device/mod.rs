@@ -379,7 +379,7 @@ impl Device {
         let way = self.way_of(lbn);
         let bytes = self.core.page_bytes;
         let ready = self.core.write_admitted(ready);
-        let admission = self.buffers[way].admit(ready, bytes, &*self.core.sched);
+        let admission = self.buffers[way].admit(ready, bytes, &mut *self.core.sched);
         let admitted = admission.at;
         // The device's statistics (buffer waits, exposure, samples) are in plain time.
         let (ready_t, admitted_t) = (ready.as_time(), admitted.as_time());

@@ -529,7 +529,7 @@ impl OpenChannel {
     fn buffer_room(&mut self, ready: Done) -> Done {
         loop {
             let b = self.hbuf.as_mut().expect("a host buffer");
-            if let Some(t) = b.room_at(ready) {
+            if let Some(t) = b.room_at(ready, &mut *self.dev.core.sched) {
                 if t != ready {
                     // (`t` is the later of the two.) The write waits for the page whose completion frees its room.
                     self.dev.core.sched.wait_for(t);
@@ -569,7 +569,8 @@ impl OpenChannel {
 
     /// Units the host buffer holds at `t` (0 without one).
     pub fn host_buffer_held(&mut self, t: u64) -> u32 {
-        self.hbuf.as_mut().map_or(0, |b| b.held_at(t))
+        let sched = &*self.dev.core.sched;
+        self.hbuf.as_mut().map_or(0, |b| b.held_at(t, sched))
     }
 
     /// The host buffer's size in units (0 without one).

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use crate::timing::Done;
+use crate::timing::{Done, Scheduler};
 use serde::{Deserialize, Serialize};
 
 /// `summary.open_channel.host_path.host_buffer`.
@@ -64,14 +64,19 @@ impl HostBuffer {
         }
     }
 
-    /// Release the pages whose completion, read as a time, is no later than `t`.
-    fn release(&mut self, t: u64) {
+    /// Release the pages the device completed by `t`, oldest first. Whether and when a page
+    /// completed is the scheduler's answer ([`Scheduler::completed`]): under the queued
+    /// scheduler a completion value is an estimate, and a page still in flight holds its
+    /// space however early its estimate.
+    fn release(&mut self, t: u64, sched: &dyn Scheduler) {
         while let Some(&(free_at, units)) = self.sent.front() {
-            if free_at.as_time() > t {
-                break;
+            match sched.completed(free_at) {
+                Some(f) if f.as_time() <= t => {
+                    self.sent_total -= units;
+                    self.sent.pop_front();
+                }
+                _ => break,
             }
-            self.sent_total -= units;
-            self.sent.pop_front();
         }
     }
 
@@ -83,13 +88,20 @@ impl HostBuffer {
     /// When a unit arriving at `ready` finds room: `ready`, or the time the oldest sent pages
     /// free enough. `None` when the buffer is full of units in partial pages (nothing sent to
     /// wait for): the caller must flush them first.
-    pub fn room_at(&mut self, ready: Done) -> Option<Done> {
+    /// The unit waits for the oldest sent page still held: until its completion if that is
+    /// known, or for the page itself (joined with its own data, [`Scheduler::join`]) while
+    /// it is in flight, and takes its space.
+    pub fn room_at(&mut self, ready: Done, sched: &mut dyn Scheduler) -> Option<Done> {
         let mut t = ready;
-        self.release(t.as_time());
+        self.release(t.as_time(), sched);
         while self.held() >= self.capacity {
-            let &(free_at, _) = self.sent.front()?;
-            t = t.max(free_at);
-            self.release(t.as_time());
+            let &(free_at, units) = self.sent.front()?;
+            t = match sched.completed(free_at) {
+                Some(f) => t.max(f),
+                None => sched.join(t, free_at),
+            };
+            self.sent_total -= units;
+            self.sent.pop_front();
         }
         if t != ready {
             // `t` is the later of the two: the wait, in plain time, is the buffer's statistic.
@@ -134,8 +146,8 @@ impl HostBuffer {
     }
 
     /// Units held at time `t` (sent pages completed by then freed).
-    pub fn held_at(&mut self, t: u64) -> u32 {
-        self.release(t);
+    pub fn held_at(&mut self, t: u64, sched: &dyn Scheduler) -> u32 {
+        self.release(t, sched);
         self.held()
     }
 
@@ -152,41 +164,49 @@ impl HostBuffer {
 mod tests {
     use super::*;
 
+    /// Completions known at submission: the reservation scheduler's (a value is its time).
+    fn known() -> crate::timing::Reservation {
+        let cfg = crate::config::FlashConfig::default();
+        crate::timing::Reservation::new(crate::flash::ArrayTimes::new(&cfg), true, 600.0, 0.0, 400.0, 1, vec![0])
+    }
+
     #[test]
     fn space_frees_in_order_and_a_full_buffer_waits() {
+        let s = &mut known();
         // Four units, two parallel units.
         let mut b = HostBuffer::new(4 * 4096, 4096, 2);
         for _ in 0..2 {
-            assert_eq!(b.room_at(Done::START), Some(Done::START));
+            assert_eq!(b.room_at(Done::START, s), Some(Done::START));
             b.admitted(0);
         }
         b.page_sent(0, Done::at(5000), 0);
         for _ in 0..2 {
-            assert_eq!(b.room_at(Done::START), Some(Done::START));
+            assert_eq!(b.room_at(Done::START, s), Some(Done::START));
             b.admitted(1);
         }
         // Full: two sent (free at 5000), two unsent.
         b.page_sent(1, Done::at(1000), 0);
         // The page that completed first (1000) frees nothing before the older one (5000).
-        assert_eq!(b.held_at(2000), 4);
-        assert_eq!(b.room_at(Done::at(2000)), Some(Done::at(5000)));
-        assert_eq!(b.held_at(5000), 0);
-        let s = b.stats();
-        assert_eq!((s.full_waits, s.max_held_bytes), (1, 4 * 4096));
+        assert_eq!(b.held_at(2000, s), 4);
+        assert_eq!(b.room_at(Done::at(2000), s), Some(Done::at(5000)));
+        assert_eq!(b.held_at(5000, s), 0);
+        let st = b.stats();
+        assert_eq!((st.full_waits, st.max_held_bytes), (1, 4 * 4096));
     }
 
     #[test]
     fn a_buffer_full_of_partial_pages_asks_for_a_flush() {
+        let s = &mut known();
         let mut b = HostBuffer::new(2 * 4096, 4096, 2);
-        assert_eq!(b.room_at(Done::START), Some(Done::START));
+        assert_eq!(b.room_at(Done::START, s), Some(Done::START));
         b.admitted(0);
-        assert_eq!(b.room_at(Done::START), Some(Done::START));
+        assert_eq!(b.room_at(Done::START, s), Some(Done::START));
         b.admitted(1);
-        assert_eq!(b.room_at(Done::START), None);
+        assert_eq!(b.room_at(Done::START, s), None);
         assert_eq!(b.partial_pages().collect::<Vec<_>>(), vec![0, 1]);
         b.page_sent(0, Done::at(100), 3);
         b.page_sent(1, Done::at(200), 3);
-        assert_eq!(b.room_at(Done::START), Some(Done::at(100)));
+        assert_eq!(b.room_at(Done::START, s), Some(Done::at(100)));
         assert_eq!(b.stats().padded_pages, 2);
         assert_eq!(b.stats().padding_units, 6);
     }

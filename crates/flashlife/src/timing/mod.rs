@@ -49,6 +49,9 @@ pub enum Op {
     /// the read time of `page` in `mode` (the Reusable SSD paper's worst-case setting, its
     /// section 6.6), occupying no die, channel or link.
     Encode,
+    /// Completes when its inputs have, taking no time or resource: the queued scheduler's
+    /// join of two pending completions ([`Scheduler::join`]). Never submitted by the FTL.
+    Join,
 }
 
 impl Op {
@@ -248,6 +251,19 @@ pub trait Scheduler: Send {
     /// space) follows the work, not estimates of it.
     fn completed(&self, d: Done) -> Option<Done> {
         Some(d)
+    }
+
+    /// Work that completes when both `a` and `b` have: what waits for both waits for this.
+    /// Where completions are times (the reservation scheduler, fast-forward) it is
+    /// [`Done::later`]. The queued scheduler's values are estimates, and an estimate made long
+    /// ago can be far earlier than the work's real completion (a program that has since
+    /// queued behind hundreds of others): the later *estimate* may name the one that finishes
+    /// first. There, two pending completions are joined by a transaction that waits for both.
+    /// Use it where both inputs bind (a write-back buffer's page waits for its data and for
+    /// the program that frees its space); `Done::later` stays right where either one is
+    /// known to be the later.
+    fn join(&mut self, a: Done, b: Done) -> Done {
+        Done::later(a, b)
     }
 
     /// When `die` could start new work: for allocation that sends work where it will wait

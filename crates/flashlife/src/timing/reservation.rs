@@ -182,6 +182,7 @@ impl Scheduler for Reservation {
             Op::HostTransfer => self.host_transfer(after, tx.bytes),
             Op::Dram => after + self.dram_ns,
             Op::Encode => after + self.times.read_ns(tx.mode, tx.page) / 2,
+            Op::Join => after,
         })
     }
 
@@ -233,6 +234,7 @@ impl Scheduler for Reservation {
             Op::HostTransfer => self.command_ns + tx.bytes * self.link_ps_per_byte / 1000,
             Op::Dram => self.dram_ns,
             Op::Encode => self.times.read_ns(tx.mode, tx.page) / 2,
+            Op::Join => 0,
         }
     }
 

@@ -59,6 +59,7 @@ impl Queued {
             Op::HostTransfer => (self.command_ns + tx.bytes * self.link_ps_per_byte / 1000, 0),
             Op::Dram => (self.dram_ns, 0),
             Op::Encode => (self.times.read_ns(tx.mode, tx.page) / 2, 0),
+            Op::Join => (0, 0),
         }
     }
 
@@ -163,9 +164,10 @@ impl Queued {
             self.link.dirty = true;
             return;
         }
-        if matches!(rec.op, Op::Encode | Op::Dram) {
+        if matches!(rec.op, Op::Encode | Op::Dram | Op::Join) {
             // The controller's encoder or its DRAM: a delay that waits for no resource (the
-            // DRAM's bandwidth is far above the flash's, as under the reservation scheduler).
+            // DRAM's bandwidth is far above the flash's, as under the reservation scheduler);
+            // a join, none at all.
             self.slab[r].start = self.now;
             self.events.push(self.now + rec.array_ns as u64, r, Kind::Delayed);
             return;

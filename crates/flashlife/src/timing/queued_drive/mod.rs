@@ -250,6 +250,67 @@ impl QueuedScheduler {
         value
     }
 
+    /// What `d` names: `Ok(id)` of a pending transaction, or `Err(t)`, the time it is
+    /// known to be done by (a finished transaction's real finish, or a plain time).
+    fn pending_or_time(&self, d: u64) -> Result<u64, u64> {
+        match self.tokens.find(d) {
+            Some(id) => match self.tokens.get(id).finish {
+                PENDING => Ok(id),
+                finish => Err(finish),
+            },
+            None => Err(d),
+        }
+    }
+
+    /// A transaction of no cost that completes when `a` and `b` have (`Scheduler::join`):
+    /// parked on one pending input, then on the other, from the later of any known times.
+    /// Nobody's work (no request or queue counts it): whoever needs both waits for it. It
+    /// stands for a pending background input, and for its die: host work waiting for the
+    /// join waits on background work there, which then goes first (a write-back buffer's
+    /// page waiting for the space of a failed page whose retry is background work).
+    fn submit_join(&mut self, a: u64, b: u64) -> u64 {
+        let now = self.engine.now();
+        let (mut dep, mut then, mut ready) = (NO_TOKEN, NO_TOKEN, 0);
+        let (mut background, mut die) = (false, 0);
+        for x in [a, b] {
+            match self.pending_or_time(x) {
+                Ok(id) => {
+                    let t = self.tokens.get(id);
+                    if t.background && !background {
+                        (background, die) = (true, t.die);
+                    }
+                    if dep == NO_TOKEN {
+                        dep = id;
+                    } else {
+                        then = id;
+                    }
+                }
+                Err(t) => ready = ready.max(t),
+            }
+        }
+        let value = self.tokens.unique_value(a.max(b).max(now), now);
+        let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
+        let id = self.tokens.push(
+            Tok {
+                value,
+                finish: PENDING,
+                parked: NONE,
+                request: NONE,
+                die,
+                host_backlog_ns: 0,
+                urgent_holds: 0,
+                epoch: self.urgency[die as usize].epoch,
+                waiters: NONE,
+                background,
+                owes_erase: false,
+                stock: false,
+            },
+            now,
+        );
+        self.dispatch(Parked { tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
+        value
+    }
+
     /// Send `p` to the engine, or park it on `dep` (then on its second dependency).
     fn dispatch(&mut self, mut p: Parked, mut dep: u64) {
         if dep == NO_TOKEN || !self.pending(dep) {
@@ -453,6 +514,28 @@ impl Scheduler for QueuedScheduler {
 
     fn waits_behind_watched(&self) -> Option<(u64, u64)> {
         Some(self.engine.waits_behind_watched())
+    }
+
+    /// Two pending completions (or one, and a time still to come) are joined by a
+    /// transaction that waits for both; otherwise the one known to finish later is the
+    /// answer, exactly.
+    fn join(&mut self, a: Done, b: Done) -> Done {
+        if !self.timing || a == b {
+            return Done::later(a, b);
+        }
+        let now = self.engine.now();
+        match (self.pending_or_time(a.0), self.pending_or_time(b.0)) {
+            (Err(ta), Err(tb)) => {
+                if ta >= tb {
+                    a
+                } else {
+                    b
+                }
+            }
+            (Ok(_), Err(t)) if t <= now => a,
+            (Err(t), Ok(_)) if t <= now => b,
+            _ => Done(self.submit_join(a.0, b.0)),
+        }
     }
 
     fn set_detached(&mut self, on: bool) {

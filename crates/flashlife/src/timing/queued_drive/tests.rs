@@ -216,3 +216,67 @@ fn advancing_quietly_stops_where_the_run_loop_has_something_to_answer() {
     l.advance_quiet(first, &mut out);
     assert_eq!(l.now(), first);
 }
+
+/// A join waits for both inputs, whichever really finishes later: here the program whose
+/// estimate is the earlier (made without its die's queue: ten programs ahead of it) ends at
+/// about 11 ms, the erase estimated later at 3 ms. `Done::later` of the values would take the
+/// erase and start the dependant 8 ms early, as a write-back buffer's pages did (every page
+/// admitted at once, hundreds of programs queued a die).
+#[test]
+fn a_join_waits_for_the_input_that_really_finishes_later() {
+    let mut s = sched();
+    let program = |page| Transaction::program(0, 1, page, BitMode::Slc, 4096, Cause::Host);
+    for page in 0..10 {
+        s.submit(&program(page), Done::at(0));
+    }
+    let late = s.submit(&program(10), Done::at(0));
+    let erase = s.submit(&Transaction::erase(1, 12, BitMode::Slc, Cause::Host), Done::at(0));
+    assert!(late.as_time() < erase.as_time(), "the premise: the later estimate is the erase's");
+    let both = s.join(late, erase);
+    assert_ne!(both, late);
+    assert_ne!(both, erase);
+    s.begin_request(0);
+    s.submit(&read(1, Cause::Host), both);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    let done = drain(&mut s);
+    // Eleven programs of 1 ms, each after its 999 ns transfer, then the read: sense and out.
+    let program_end = 11 * (999 + 1_000_000);
+    assert_eq!(done[0].finish, program_end + 50_000 + 999);
+    // Nothing to join: a time already past and a pending program is the program; two
+    // finished transactions, the one that finished later.
+    let next = s.submit(&program(11), Done::at(0));
+    assert_eq!(s.join(Done::at(0), next), next);
+    drain(&mut s);
+    assert_eq!(s.join(late, erase), late, "both finished: the program, at 11 ms");
+    assert_eq!(s.join(erase, late), late);
+}
+
+/// A host page joined with background work on a die (a write-back buffer's space held by a
+/// failed page's retry) waits on background work there: the die goes urgent, so the
+/// background work is not left behind the host's own queue.
+#[test]
+fn a_join_with_background_work_holds_its_die_urgent() {
+    let mut s = sched();
+    let host = |die, page| Transaction::program(die, die * 8 + 1, page, BitMode::Slc, 4096, Cause::Host);
+    for page in 0..4 {
+        s.submit(&host(0, page), Done::at(0));
+    }
+    let retry = s.submit(&Transaction::program(0, 2, 0, BitMode::Slc, 4096, Cause::BadBlock), Done::at(0));
+    let data = s.submit(&Transaction::host(4096), Done::at(0));
+    let room = s.join(data, retry);
+    let before = s.counts.host_blocked_episodes;
+    s.begin_request(0);
+    // The page waiting for that room goes to the other die.
+    s.submit(&host(1, 0), room);
+    s.wait_for(room);
+    let mut out = Vec::new();
+    s.end_request(0, &mut out);
+    assert!(s.counts.host_blocked_episodes > before, "the host program waits on background work");
+    let done = drain(&mut s);
+    // The die picks once everything is queued, urgent by then: the retry first (not after
+    // the four host programs queued before it, 5 steps), then the waiting program on the
+    // other die.
+    let step = 999 + 1_000_000;
+    assert_eq!(done[0].finish, 2 * step, "{done:?}");
+}
