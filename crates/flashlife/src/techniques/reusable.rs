@@ -228,7 +228,14 @@ impl ReusableSsd {
         ftl.flash.read(b);
         ftl.counters.page_reads.add(Cause::SecondWrite, 2);
         let (txs, n) = self.pair_ops(ftl, lane, k, Op::Read);
-        txs[..n].iter().map(|tx| ftl.sched.submit(tx, at)).reduce(Done::later).unwrap_or(at)
+        // The encoder needs both halves: joined by the scheduler, not by their estimates
+        // (`Scheduler::join`; the two reads may queue on different dies).
+        let mut done = at;
+        for (i, tx) in txs[..n].iter().enumerate() {
+            let read = ftl.sched.submit(tx, at);
+            done = if i == 0 { read } else { ftl.sched.join(done, read) };
+        }
+        done
     }
 
     /// The flash operations that read (or program) the pair at offset `k`: parallel layout,
@@ -433,7 +440,8 @@ impl ReusableSsd {
                     let lane = self.lanes[l];
                     return Pair::Ready(k, self.idle_read(ftl, &lane, k, t, ready));
                 }
-                return Pair::Ready(k, t.max(ready));
+                // The encoder needs the prefetched data and the host's.
+                return Pair::Ready(k, ftl.sched.join(t, ready));
             }
             let lane = self.lanes[l];
             match self.next_offset(ftl, &lane, lane.offset) {
