@@ -183,16 +183,11 @@ impl QueuedScheduler {
 
     fn submit_for(&mut self, tx: &Transaction, after: u64, request: u32) -> u64 {
         let now = self.engine.now();
-        // What `after` names: a transaction (pending, or finished at a known time) or a time.
-        let (mut ready, mut dep, mut base) = (after, NO_TOKEN, after);
-        if let Some(id) = self.tokens.find(after) {
-            let t = self.tokens.get(id);
-            if t.finish == PENDING {
-                (ready, dep) = (0, id);
-            } else {
-                (ready, base) = (t.finish, t.finish);
-            }
-        }
+        // What `after` names: a pending transaction, or a time (a finished one's real finish).
+        let (ready, mut dep, mut base) = match self.pending_or_time(after) {
+            Ok(id) => (0, id, after),
+            Err(t) => (t, NO_TOKEN, t),
+        };
         let mut then = NO_TOKEN;
         if tx.op == Op::Program {
             let e = self.erase_of[tx.block as usize];
@@ -215,18 +210,12 @@ impl QueuedScheduler {
         }
         let id = self.tokens.push(
             Tok {
-                value,
-                finish: PENDING,
-                parked: NONE,
                 request,
-                die: tx.die,
                 host_backlog_ns: if host { cost } else { 0 },
-                urgent_holds: 0,
-                epoch: self.urgency[tx.die as usize].epoch,
-                waiters: NONE,
                 background: !on_host,
                 owes_erase: tx.op == Op::Erase && !on_host,
                 stock,
+                ..Tok::pending(value, tx.die, self.urgency[tx.die as usize].epoch)
             },
             now,
         );
@@ -290,23 +279,8 @@ impl QueuedScheduler {
         }
         let value = self.tokens.unique_value(a.max(b).max(now), now);
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
-        let id = self.tokens.push(
-            Tok {
-                value,
-                finish: PENDING,
-                parked: NONE,
-                request: NONE,
-                die,
-                host_backlog_ns: 0,
-                urgent_holds: 0,
-                epoch: self.urgency[die as usize].epoch,
-                waiters: NONE,
-                background,
-                owes_erase: false,
-                stock: false,
-            },
-            now,
-        );
+        let id =
+            self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) }, now);
         self.dispatch(Parked { tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
         value
     }

@@ -66,6 +66,28 @@ pub(super) struct Tok {
     pub background: bool,
 }
 
+impl Tok {
+    /// A transaction just submitted with `value` on `die` in its hard-threshold `epoch`:
+    /// pending, nothing parked on it or waiting for it, nobody's work, off the host backlog,
+    /// not background, nothing owed; the submitter sets what differs.
+    pub fn pending(value: u64, die: u32, epoch: u32) -> Tok {
+        Tok {
+            value,
+            finish: PENDING,
+            parked: NONE,
+            request: NONE,
+            die,
+            host_backlog_ns: 0,
+            urgent_holds: 0,
+            epoch,
+            waiters: NONE,
+            background: false,
+            owes_erase: false,
+            stock: false,
+        }
+    }
+}
+
 /// Transactions by id, oldest first (ids are consecutive), and by value.
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
@@ -275,20 +297,7 @@ mod tests {
     use super::*;
 
     fn tok(value: u64) -> Tok {
-        Tok {
-            value,
-            finish: PENDING,
-            parked: NONE,
-            request: NONE,
-            die: 0,
-            host_backlog_ns: 0,
-            urgent_holds: 0,
-            epoch: 0,
-            owes_erase: false,
-            stock: false,
-            waiters: NONE,
-            background: true,
-        }
+        Tok { background: true, ..Tok::pending(value, 0, 0) }
     }
 
     #[test]
