@@ -484,7 +484,9 @@ def readrelax_trace_hints(ctx: Context) -> Section:
             "Every read simulated."
             if sampling == 1
             else f"One simulated read stands for {sampling:g}: the trace is stretched {sampling:g}-fold "
-            f"(`workload.trace.time_scale`) and the read-disturb coefficient multiplied by {sampling:g}^q."
+            f"(`workload.trace.time_scale`) and the read-disturb coefficient multiplied by {sampling:g}^q. "
+            f"The stretch thins the trace's writes too (1/{sampling:g} of them, and of the GC they cause), "
+            "which every read simulated keeps (docs/techniques/read-relaxation.md)."
         ),
         "Hints travel with each read: the trace is converted to the flashlife CSV with a `budget_us` "
         "column (in this reproduction's `data/` folder), nothing in the configuration. Variants: every "
