@@ -48,3 +48,44 @@ def test_died_early_reads_the_lifetime_columns() -> None:
     assert died_early(point(True, 1, False, 3.0)) is None
     why = died_early(point(True, 1, True, 1.04482))
     assert why == "died at 1.04 drive writes (no pool has space for host data)"
+
+
+def salvage_point(seed: int, policy: str, latency: float, dead: bool = False) -> dict[str, object]:
+    return {
+        "seed": seed,
+        "failures.on_program_failure": policy,
+        "failures.bad_block_ratio": 0.01,
+        "latency_us.all.mean": latency,
+        "latency_us.all.p50": latency,
+        "latency_us.all.p99": latency,
+        "throughput.iops": 1e6 / latency,
+        "write_amplification": 2.0,
+        "gc.mean_valid_per_victim": 700.0,
+        "lifetime.dead": dead,
+        "lifetime.drive_writes": 0.2 if dead else 0.25,
+        "lifetime.death_reason": "live blocks hold too few units" if dead else "",
+    }
+
+
+def test_salvage_leaves_a_seed_whose_drive_died_out_of_its_ratios() -> None:
+    # Found at the paper scale (2026-11-29): the report said a dead seed's ratios were left
+    # out, but its mean latency ratio (0.0003 against a baseline stalled before dying) was kept.
+    from flashlife.reproduce.salvage import spread
+
+    rows = [
+        salvage_point(1, "retire_block", 3e6, dead=True),
+        salvage_point(1, "skip_page", 1000.0),
+        salvage_point(2, "retire_block", 2000.0),
+        salvage_point(2, "skip_page", 1000.0),
+        salvage_point(3, "retire_block", 1000.0),
+        salvage_point(3, "skip_page", 1000.0),
+    ]
+    mean, sd, d = spread(pd.DataFrame(rows))
+    assert len(d) == 2
+    assert mean["latency"] == 0.75 and mean["throughput"] == 1.5
+    # Every seed dead: no ratio at all, printed as n/a rather than a number.
+    from flashlife.reproduce.salvage import spread_cells
+
+    mean, sd, d = spread(pd.DataFrame([salvage_point(1, "retire_block", 3e6, dead=True), rows[1]]))
+    assert len(d) == 0
+    assert spread_cells(mean, sd)[1] == "n/a ± n/a"

@@ -78,15 +78,23 @@ def _salvage_fig4(
     return df, exposure
 
 
+#: The columns of `_per_seed`'s rows (an RBER whose every seed died has none).
+PER_SEED = ("bb_base", "bb_salvage", "latency", "p50", "p99", "throughput", "wa", "vpv_base", "vpv_salvage")
+
+
 def _per_seed(sel: pd.DataFrame) -> list[dict[str, float]]:
     """Salvage (`skip_page`) against the baseline (`retire_block`) for each seed of one RBER:
     both drives' bad-block ratios and valid pages per victim, and salvage / baseline of the
-    rest."""
+    rest. A seed whose baseline or salvage drive died before the stop is left out, as
+    `death_notes` says: a ratio of the two would compare runs of different lengths (until
+    2026-11-29 it was kept, and a dead baseline's multi-second latencies made the ratio 0.0003)."""
     out = []
     for seed in sorted(sel["seed"].unique()):
         one = sel[sel["seed"] == seed]
         b = one[one["failures.on_program_failure"] == "retire_block"].iloc[0]
         v = one[one["failures.on_program_failure"] == "skip_page"].iloc[0]
+        if died_early(b) or died_early(v):
+            continue
         out.append(
             {
                 "bb_base": b["failures.bad_block_ratio"],
@@ -109,7 +117,7 @@ SPREAD = ("latency", "p50", "p99", "throughput", "wa")
 def spread(sel: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.DataFrame]:
     """The per-seed comparison of one RBER (`_per_seed`), its mean and its sample standard
     deviation (NaN with one seed)."""
-    d = pd.DataFrame(_per_seed(sel))
+    d = pd.DataFrame(_per_seed(sel), columns=list(PER_SEED))
     sd = d.std(ddof=1) if len(d) > 1 else d.mean() * float("nan")
     return d.mean(), sd, d
 
@@ -118,7 +126,7 @@ def spread_cells(mean: pd.Series, sd: pd.Series, closed_form: str | None = None)
     """A saturated table's measured cells, as both salvage tables show them: bad blocks (base /
     salvage, then the closed form's ratio when given), `mean ± sd` of each normalised figure, and
     valid pages per victim (base / salvage)."""
-    bad = [f"{100 * mean.bb_base:.3f}% / {100 * mean.bb_salvage:.3f}%"]
+    bad = [f"{num(100 * mean.bb_base)}% / {num(100 * mean.bb_salvage)}%"]
     if closed_form is not None:
         bad.append(closed_form)
     return [
@@ -135,7 +143,7 @@ def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: s
     for rber in sorted(df["failures.rber"].unique()):
         sel = df[df["failures.rber"] == rber]
         norms = _per_seed(sel)
-        n = pd.DataFrame(norms).drop(columns=["p50", "p99"]).mean()
+        n = pd.DataFrame(norms, columns=list(PER_SEED)).drop(columns=["p50", "p99"]).mean()
         expect = expected_bad_block_ratio(rber, page_bits, sigma, ppb)
         s.data.append(
             {
@@ -150,7 +158,7 @@ def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: s
             [
                 label,
                 f"{rber:.0e}",
-                f"{100 * n.bb_base:.3f}% / {100 * n.bb_salvage:.3f}%",
+                f"{num(100 * n.bb_base)}% / {num(100 * n.bb_salvage)}%",
                 f"{100 * expect:.3f}%",
                 num(n.latency),
                 num(n.throughput),
