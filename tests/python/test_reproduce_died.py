@@ -9,6 +9,7 @@ import pandas as pd
 
 from flashlife.reproduce._common import Section, died_early
 from flashlife.reproduce.reusable import _add_row, _leave_out_the_dead
+from flashlife.reproduce.salvage import spread, spread_cells
 
 
 def point(enabled: bool, erases: int, dead: bool, drive_writes: float) -> dict[str, object]:
@@ -70,8 +71,6 @@ def salvage_point(seed: int, policy: str, latency: float, dead: bool = False) ->
 def test_salvage_leaves_a_seed_whose_drive_died_out_of_its_ratios() -> None:
     # Found at the paper scale (2026-11-29): the report said a dead seed's ratios were left
     # out, but its mean latency ratio (0.0003 against a baseline stalled before dying) was kept.
-    from flashlife.reproduce.salvage import spread
-
     rows = [
         salvage_point(1, "retire_block", 3e6, dead=True),
         salvage_point(1, "skip_page", 1000.0),
@@ -84,8 +83,6 @@ def test_salvage_leaves_a_seed_whose_drive_died_out_of_its_ratios() -> None:
     assert len(d) == 2
     assert mean["latency"] == 0.75 and mean["throughput"] == 1.5
     # Every seed dead: no ratio at all, printed as n/a rather than a number.
-    from flashlife.reproduce.salvage import spread_cells
-
     mean, sd, d = spread(pd.DataFrame([salvage_point(1, "retire_block", 3e6, dead=True), rows[1]]))
     assert len(d) == 0
     assert spread_cells(mean, sd)[1] == "n/a ± n/a"

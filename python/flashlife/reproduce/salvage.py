@@ -142,8 +142,8 @@ def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: s
     sigma = cfg["failures"]["sigma"]
     for rber in sorted(df["failures.rber"].unique()):
         sel = df[df["failures.rber"] == rber]
-        norms = _per_seed(sel)
-        n = pd.DataFrame(norms, columns=list(PER_SEED)).drop(columns=["p50", "p99"]).mean()
+        mean, _, d = spread(sel)
+        n = mean.drop(["p50", "p99"])
         expect = expected_bad_block_ratio(rber, page_bits, sigma, ppb)
         s.data.append(
             {
@@ -151,7 +151,7 @@ def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: s
                 "rber": rber,
                 "expected_bad_block_ratio": expect,
                 **n.to_dict(),
-                "seeds": len(norms),
+                "seeds": len(d),
             }
         )
         s.rows.append(
@@ -164,7 +164,7 @@ def _salvage_rows(s: Section, df: pd.DataFrame, cfg: Mapping[str, Any], label: s
                 num(n.throughput),
                 num(n.wa),
                 f"{num(n.vpv_base, '.1f')} / {num(n.vpv_salvage, '.1f')}",
-                str(len(norms)),
+                str(len(d)),
             ]
         )
 

@@ -257,12 +257,14 @@ impl QueuedScheduler {
     /// stands for a pending background input, and for its die: host work waiting for the
     /// join waits on background work there, which then goes first (a write-back buffer's
     /// page waiting for the space of a failed page whose retry is background work).
-    fn submit_join(&mut self, a: u64, b: u64) -> u64 {
+    /// `inputs` are the two values with what they name (`pending_or_time`, looked up once by
+    /// the caller).
+    fn submit_join(&mut self, inputs: [(u64, Result<u64, u64>); 2]) -> u64 {
         let now = self.engine.now();
         let (mut dep, mut then, mut ready) = (NO_TOKEN, NO_TOKEN, 0);
         let (mut background, mut die) = (false, 0);
-        for x in [a, b] {
-            match self.pending_or_time(x) {
+        for (_, named) in inputs {
+            match named {
                 Ok(id) => {
                     let t = self.tokens.get(id);
                     if t.background && !background {
@@ -277,7 +279,7 @@ impl QueuedScheduler {
                 Err(t) => ready = ready.max(t),
             }
         }
-        let value = self.tokens.unique_value(a.max(b).max(now), now);
+        let value = self.tokens.unique_value(inputs[0].0.max(inputs[1].0).max(now), now);
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
         let id =
             self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) }, now);
@@ -498,7 +500,8 @@ impl Scheduler for QueuedScheduler {
             return Done::later(a, b);
         }
         let now = self.engine.now();
-        match (self.pending_or_time(a.0), self.pending_or_time(b.0)) {
+        let (na, nb) = (self.pending_or_time(a.0), self.pending_or_time(b.0));
+        match (na, nb) {
             (Err(ta), Err(tb)) => {
                 if ta >= tb {
                     a
@@ -508,7 +511,7 @@ impl Scheduler for QueuedScheduler {
             }
             (Ok(_), Err(t)) if t <= now => a,
             (Err(t), Ok(_)) if t <= now => b,
-            _ => Done(self.submit_join(a.0, b.0)),
+            _ => Done(self.submit_join([(a.0, na), (b.0, nb)])),
         }
     }
 
