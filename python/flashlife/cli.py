@@ -339,6 +339,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         sections=[k.strip() for k in args.sections.split(",") if k.strip()] if args.sections else None,
         read_sampling=args.read_sampling,
+        resume=args.resume,
     )
     skipped = [f"{p.name}/{s.key}" for p in rep.papers for s in p.sections if s.skipped]
     print(
@@ -467,9 +468,17 @@ def build_parser() -> argparse.ArgumentParser:
         "smoke: smaller still, for tests",
     )
     p.add_argument(
-        "--out", required=True, help="folder for report.md, figures/ and data/ (refused if not empty)"
+        "--out",
+        required=True,
+        help="folder for report.md, figures/ and data/ (refused if not empty, but for --overwrite, --resume)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace the report, figures and data in --out")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with an interrupted reproduction in --out: its sweeps' saved points are read back, "
+        "the rest run, and the report is written anew",
+    )
     p.add_argument(
         "--traces",
         help="folder of the traces (default: $FLASHLIFE_TRACES, else ../shared/traces); parts whose trace "

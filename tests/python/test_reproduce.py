@@ -364,6 +364,37 @@ def test_cli_writes_refuses_and_overwrites(tmp_path: Path, capsys: pytest.Captur
     assert (out / "report.md").stat().st_mtime_ns != before
 
 
+def test_cli_resume_reads_back_saved_points(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--resume` goes on with an interrupted reproduction: saved sweep points are read back, not
+    run again, the missing ones run, and the report says how many of each."""
+    out = tmp_path / "ft"
+    empty = tmp_path / "no-traces"
+    empty.mkdir()
+    args = ["reproduce", "ftpassd", "--scale", "smoke", "--out", str(out), "--traces", str(empty), "-q"]
+    assert main(args) == 0
+    points = sorted(p for p in (out / "data").glob("*/*/points/*.json") if not p.name.endswith(".error.json"))
+    assert len(points) >= 4, points
+    # As if the run had been stopped before its last point: that point's files are missing.
+    lost = points[-1]
+    for f in lost.parent.glob(lost.stem + ".*"):
+        f.unlink()
+    kept = {p: p.stat().st_mtime_ns for p in points[:-1]}
+    # Without --resume the folder is refused; with it and --overwrite too, as well.
+    assert main(args) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main([*args, "--resume", "--overwrite"]) == 2
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0
+    report = (out / "report.md").read_text()
+    assert f"Resumed: {len(points) - 1} sweep points were read back" in report and " and 1 run now" in report
+    assert lost.is_file(), "the missing point ran again"
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept, "saved points are read, not rewritten"
+    # Nothing to resume where no reproduction ran.
+    fresh = ["reproduce", "ftpassd", "--scale", "smoke", "--out", str(tmp_path / "new"), "--resume", "-q"]
+    assert main(fresh) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
 def _schedulers(out: Path) -> dict[str, int]:
     """`provenance.scheduler` (the resolved `timing.scheduler`) of every saved point, counted."""
     seen: dict[str, int] = {}

@@ -149,6 +149,13 @@ def _markdown(rep: Reproduction, traces: Path, have_plt: bool) -> str:
         "sweep folder each with `results.csv`); the paper's numbers are quoted from its text, with the "
         "figure or section they come from. Nothing is tuned to match them.",
     ]
+    if rep.points_reused:
+        lines += [
+            "",
+            f"Resumed: {rep.points_reused} sweep points were read back from `data/` (saved by an earlier, "
+            f"interrupted run of flashlife {_core.__version__} with the same parameters) and "
+            f"{rep.points_ran} run now; the wall time counts only this run.",
+        ]
     if not have_plt:
         lines += ["", "No figures: matplotlib is not installed (`pip install 'flashlife[plot]'`)."]
     for p in rep.papers:
@@ -172,15 +179,33 @@ def _markdown(rep: Reproduction, traces: Path, have_plt: bool) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _prepare(out: Path, overwrite: bool) -> None:
-    """Refuse a folder that holds anything unless `overwrite`; then remove only our outputs."""
+def _prepare(out: Path, overwrite: bool, resume: bool = False) -> None:
+    """Refuse a folder that holds anything unless `overwrite`; then remove only our outputs.
+    With `resume`, the folder must hold an earlier reproduction's `data/`, which is kept (its
+    sweeps' points are read back); the old report and figures go, so that nothing in the folder
+    looks final until the resumed run writes its report."""
     if out.exists() and not out.is_dir():
         raise _core.FlashlifeError(f"reproduce: {out} exists and is not a folder")
+    if resume:
+        if overwrite:
+            raise ValueError("reproduce: resume goes on with the runs in --out; overwrite would discard them")
+        if not (out / "data").is_dir():
+            raise _core.FlashlifeError(
+                f"reproduce: nothing to resume in {out}: it holds no data/ folder of an earlier reproduction"
+            )
+        for name in ("report.md", "figures"):
+            p = out / name
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+        return
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
             raise _core.FlashlifeError(
                 f"reproduce: {out} is not empty (it holds an earlier report or other files); give another "
-                "--out, or --overwrite (overwrite=True) to replace its report, figures and data"
+                "--out, --resume (resume=True) to go on with an interrupted run there, or --overwrite "
+                "(overwrite=True) to replace its report, figures and data"
             )
         for name in OUTPUTS:
             p = out / name
@@ -203,6 +228,7 @@ def reproduce(
     scheduler: str = "reservation",
     sections: Sequence[str] | None = None,
     read_sampling: float | None = None,
+    resume: bool = False,
 ) -> Reproduction:
     """Run a paper's experiments (or `"all"`) and write `out_dir/report.md`, `figures/*.png`
     and `data/` (each sweep's folder with its `results.csv`).
@@ -216,7 +242,10 @@ def reproduce(
     the simulator's default); sections: run only these sections of the chosen papers (keys, as
     in `SECTION_KEYS`; default all; a section that reads an earlier one's results computes them
     itself); read_sampling: reads one simulated read stands for in the read-relaxation hint
-    sections (>= 1; default 20 at smoke and quick, 1 at paper).
+    sections (>= 1; default 20 at smoke and quick, 1 at paper); resume: go on with an
+    interrupted reproduction in `out_dir` (its `data/` is kept and every sweep reads back the
+    points already saved there for the same simulator version and parameters; single runs
+    such as pilots run again; the report counts the points read back).
     Returns a `Reproduction` (the report's path, every section's table as numbers).
     """
     if paper != "all" and paper not in PAPERS:
@@ -238,15 +267,17 @@ def reproduce(
     if read_sampling is not None and not read_sampling >= 1:
         raise ValueError(f"reproduce: read_sampling must be a number >= 1, not {read_sampling!r}")
     out = Path(out_dir)
-    _prepare(out, overwrite)
+    _prepare(out, overwrite, resume)
     tr = Path(traces) if traces is not None else default_traces()
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     say = log or (lambda _msg: None)
     started = time.perf_counter()
     reports = []
+    contexts = []
     for name in names:
         spec = PAPERS[name]
         ctx = Context(name, scale, out, tr, max(1, jobs), say, scheduler, read_sampling)
+        contexts.append(ctx)
         t0 = time.perf_counter()
         done = []
         for key, fn in spec.sections:
@@ -260,6 +291,15 @@ def reproduce(
             say(f"{name}: {sec.key} done in {sec.seconds:.1f} s")
         if done:
             reports.append(PaperReport(name, spec.title, spec.source, done, time.perf_counter() - t0))
-    rep = Reproduction(out, out / "report.md", scale, reports, time.perf_counter() - started, scheduler)
+    rep = Reproduction(
+        out,
+        out / "report.md",
+        scale,
+        reports,
+        time.perf_counter() - started,
+        scheduler,
+        points_reused=sum(c.points_reused for c in contexts),
+        points_ran=sum(c.points_ran for c in contexts),
+    )
     write_atomic(rep.report, _markdown(rep, tr, pyplot() is not None))
     return rep

@@ -70,6 +70,9 @@ class Reproduction:
     seconds: float
     #: `timing.scheduler` of every run.
     scheduler: str = "reservation"
+    #: Sweep points read back from `data/` (a resumed reproduction) and run now.
+    points_reused: int = 0
+    points_ran: int = 0
 
     def section(self, paper: str, key: str) -> Section:
         for p in self.papers:
@@ -111,6 +114,9 @@ class Context:
         #: Results one section computes and a later one of the same paper reads (e.g. the trace
         #: sweeps behind ZombieNAND's Figures 5 and 6), by key.
         self.shared: dict[str, Any] = {}
+        #: Sweep points read back from an earlier run's `data/` and run now.
+        self.points_reused = 0
+        self.points_ran = 0
 
     @property
     def quick(self) -> bool:
@@ -154,7 +160,7 @@ class Context:
         as `run` does, so what the scheduler implies (`ftl.allocation`) follows it (until
         2026-11-28 a sweep pinned the default scheduler's allocation: CHANGELOG)."""
         self.log(f"{self.paper}: {name}")
-        return sweep(
+        df = sweep(
             base,
             results_dir=self.data_dir(name),
             progress=False,
@@ -163,6 +169,9 @@ class Context:
             overrides=self.overrides(overrides),
             **kw,
         )
+        self.points_reused += len(df.attrs.get("reused", []))
+        self.points_ran += len(df.attrs.get("ran", []))
+        return df
 
     def sweeps(self, jobs: Sequence[tuple[str, Any, dict[str, Any]]]) -> list[pd.DataFrame]:
         """Several sweeps that are not one grid (variants that differ in several keys at once),
