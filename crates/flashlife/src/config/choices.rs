@@ -58,6 +58,11 @@ choice! {
 }
 
 choice! {
+    /// `gc.stream`: where cleaning writes the units it moves.
+    GcStream { Separate = "separate", Shared = "shared" }
+}
+
+choice! {
     /// `failures.model`: where program failures come from.
     FailureSource { Injected = "injected", Lognormal = "lognormal" }
 }
@@ -147,6 +152,13 @@ impl GcMode {
     /// The default, left out of a written configuration (see `GcConfig::mode`).
     pub fn is_standard(&self) -> bool {
         *self == GcMode::Standard
+    }
+}
+
+impl GcStream {
+    /// The default, left out of a written configuration (see `GcConfig::stream`).
+    pub fn is_separate(&self) -> bool {
+        *self == GcStream::Separate
     }
 }
 

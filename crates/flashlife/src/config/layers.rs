@@ -14,6 +14,7 @@ const OPTIONAL_KEYS: &[&str] = &[
     "flash.capacity_on_drop",
     "ftl.allocation",
     "gc.mode",
+    "gc.stream",
     "wear_leveling.measure",
     "wear_leveling.cold_stream",
     "zombie.affordable_drops",

@@ -31,7 +31,7 @@ use crate::flash::oxide::OxideParams;
 use crate::workload::WorkloadConfig;
 pub use cache::CacheConfig;
 pub use choices::{
-    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, GcMode, HintLatency,
+    Allocation, Arrivals, CapacityOnDrop, DevicePolicyKind, EndOfLife, FailureSource, GcMode, GcStream, HintLatency,
     HostPlacement, HotColdKind, Interface, OnProgramFailure, PairLayout, Precondition, PrefetchIssue, ProgressMode,
     RberSet, ReadReclaim, ReclaimWhen, ReliabilityModel, SecondWriteRetry, VictimKind, WearMeasure, WearModelKind,
     WriteCompletion,
@@ -408,6 +408,12 @@ pub struct GcConfig {
     /// predate the key keep their text (and hash).
     #[serde(skip_serializing_if = "GcMode::is_standard")]
     pub mode: GcMode,
+    /// `separate` (moved units go to a block of their own, apart from host writes: two open
+    /// blocks per plane) or `shared` (into the host writes' open block, as DiskSim's SSD model
+    /// does; the Reusable SSD paper's standard drive). Written to TOML only when not the
+    /// default.
+    #[serde(skip_serializing_if = "GcStream::is_separate")]
+    pub stream: GcStream,
 }
 
 impl Default for GcConfig {
@@ -419,6 +425,7 @@ impl Default for GcConfig {
             high_watermark: 0.02,
             background: true,
             mode: GcMode::Standard,
+            stream: GcStream::Separate,
         }
     }
 }
@@ -1098,6 +1105,20 @@ impl Config {
                 return refuse(
                     "0 with reusable.enabled (second writes give a unit two slots; not modelled with a cached map)",
                 );
+            }
+        }
+        if self.gc.stream == GcStream::Shared {
+            let refuse = |why: &str| Err(Error::config("gc.stream", "shared", why.to_string()));
+            if self.host.interface == Interface::OpenChannel {
+                return refuse(
+                    "\"separate\" with host.interface = \"open_channel\" (a shared stream is the block FTL's)",
+                );
+            }
+            if self.reusable.enabled {
+                return refuse("\"separate\" with reusable.enabled (Reusable SSD's collector writes its own blocks; the shared stream is a standard drive's)");
+            }
+            if self.ftl.timing && self.timing.scheduler == SchedulerKind::Queued && self.gc.mode == GcMode::Standard {
+                return refuse("\"separate\" where the queued scheduler steps cleaning (a host block opened by a cleaning step would not be owed back); with timing.scheduler = \"reservation\", gc.mode = \"foreground\" or ftl.timing = false");
             }
         }
         if self.gc.mode == GcMode::Foreground && self.host.interface == Interface::OpenChannel {

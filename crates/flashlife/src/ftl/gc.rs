@@ -133,7 +133,7 @@ impl Ftl {
             Stream::Map
         } else {
             self.map_moved(lpn);
-            let stream = if cause == Cause::WearLeveling { self.levelling_stream } else { Stream::Gc };
+            let stream = if cause == Cause::WearLeveling { self.levelling_stream } else { self.gc_stream };
             // Data of the read model's second placement class gets GC's blocks of its own.
             match &self.placement {
                 Some(classes) if stream == Stream::Gc && classes.get(lpn as usize) == Some(&1) => Stream::Placed,
@@ -429,6 +429,41 @@ mod tests {
                 assert!(placed.iter().all(|&c| c == 1), "class-0 data in the placed block: {placed:?}");
             } else {
                 assert!(placed.is_empty(), "no placement classes: no placed block");
+            }
+            assert_eq!(ftl.verify_all(), None);
+            assert_eq!(ftl.integrity_violation(), None);
+        }
+    }
+
+    /// `gc.stream = "shared"` (DiskSim's layout): cleaning moves units into the host writes'
+    /// open block and leaves GC's own block as it was; `"separate"` moves into GC's blocks and
+    /// leaves the host block alone. Nothing is lost.
+    #[test]
+    fn a_shared_stream_moves_into_the_host_writes_block() {
+        for shared in [false, true] {
+            let mut ftl = super::super::tests::full_tiny_drive_with_oracle();
+            if shared {
+                ftl.gc_stream = Stream::Host;
+            }
+            let plane = 0;
+            let at = |ftl: &Ftl, stream: Stream| {
+                let a = ftl.pools[plane].active[stream as usize];
+                (a.block, a.page, a.slot)
+            };
+            let (host_before, gc_before) = (at(&ftl, Stream::Host), at(&ftl, Stream::Gc));
+            // Checked after each victim: a block that fills closes, and the tiny drive's GC
+            // blocks come round again after a few victims.
+            for _ in 0..4 {
+                let (moved_before, gc_prev) = (ftl.relocations, at(&ftl, Stream::Gc));
+                let v = ftl.select_victim(plane as u32).unwrap();
+                ftl.clean(v, plane as u32, Done::START, Cause::Gc);
+                assert!(ftl.relocations > moved_before, "the victim held valid data to move");
+                if shared {
+                    assert_eq!(at(&ftl, Stream::Gc), gc_before, "a shared stream wrote into GC's own block");
+                } else {
+                    assert_eq!(at(&ftl, Stream::Host), host_before, "cleaning wrote into the host block");
+                    assert_ne!(at(&ftl, Stream::Gc), gc_prev, "GC's block took no move");
+                }
             }
             assert_eq!(ftl.verify_all(), None);
             assert_eq!(ftl.integrity_violation(), None);

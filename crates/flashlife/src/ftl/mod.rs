@@ -162,9 +162,12 @@ pub struct Ftl {
     allocation: Allocation,
     victim: Box<dyn VictimPolicy>,
     wl: Box<dyn WearLeveling>,
-    /// Where static levelling's moves write: `Stream::Cold` or `Stream::Gc`
+    /// Where static levelling's moves write: `Stream::Cold` or GC's stream
     /// (`wear_leveling.cold_stream`).
     levelling_stream: Stream,
+    /// Where cleaning's moves write: `Stream::Gc`, or `Stream::Host` with `gc.stream =
+    /// "shared"` (DiskSim's single open block per plane).
+    gc_stream: Stream,
     end_of_life: Box<dyn EndOfLifePolicy>,
     /// What a failed program does and which pages allocation may use.
     bad_blocks: Box<dyn BadBlockPolicy>,
@@ -316,6 +319,10 @@ impl Ftl {
         let planes = geo.planes();
         let shape = PoolShape { name: "plane", blocks: "blocks", pools: planes, blocks_per_pool: geo.blocks_per_plane };
         let marks = GcWatermarks::of_config(cfg, shape)?;
+        let gc_stream = match cfg.gc.stream {
+            crate::config::GcStream::Separate => Stream::Gc,
+            crate::config::GcStream::Shared => Stream::Host,
+        };
         let pools = (0..planes)
             .map(|p| {
                 let own = PlaneState {
@@ -373,7 +380,8 @@ impl Ftl {
             allocation: cfg.allocation(),
             victim,
             wl,
-            levelling_stream: if cfg.wear_leveling.cold_stream { Stream::Cold } else { Stream::Gc },
+            levelling_stream: if cfg.wear_leveling.cold_stream { Stream::Cold } else { gc_stream },
+            gc_stream,
             end_of_life,
             bad_blocks: plugins.bad_blocks.unwrap_or_else(|| Box::new(RetireOnFailure::new(geo.pages_per_block))),
             skipped: SkipState::default(),

@@ -7,8 +7,11 @@ use super::*;
 impl Ftl {
     /// Open a new active block for `stream` in `plane`. Host streams leave the last free
     /// blocks to GC (whose cleaning a host write asks for beforehand: `host_write.rs`).
-    pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: Done) -> bool {
-        if !self.pools[plane as usize].may_open(stream) {
+    pub(super) fn open_block(&mut self, plane: u32, stream: Stream, ready: Done, cause: Cause) -> bool {
+        // Host writes leave the GC reserve alone; cleaning's moves into a shared stream may
+        // take it (they are what frees blocks).
+        let moves_into_host = stream == Stream::Host && cause != Cause::Host;
+        if !(self.pools[plane as usize].may_open(stream) || moves_into_host) {
             return false;
         }
         let (block, page) = loop {
@@ -38,7 +41,9 @@ impl Ftl {
         ready: Done,
         cause: Cause,
     ) -> Option<(u32, Option<Done>)> {
-        if self.pools[plane as usize].active[stream as usize].is_closed() && !self.open_block(plane, stream, ready) {
+        if self.pools[plane as usize].active[stream as usize].is_closed()
+            && !self.open_block(plane, stream, ready, cause)
+        {
             return None;
         }
         let a = &mut self.pools[plane as usize].active[stream as usize];
