@@ -26,8 +26,10 @@ import sys
 from pathlib import Path
 
 import flashlife
-from flashlife.reproduce._footprint import footprint, size_drive
 from flashlife.reproduce.reusable import REUSABLE_TRACES
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ablate import base  # noqa: E402  (the reproduction's trace drive)
 
 PRESETS = ("reusable-small", "reusable-medium", "reusable-large")
 VARIANTS = {
@@ -45,24 +47,11 @@ VARIANTS = {
 def cell(
     trace: Path, preset: str, op: float, dw: int, gc_mode: str = "standard"
 ) -> dict[str, dict[str, float]]:
-    fp = footprint(trace)
-    geo = flashlife.resolve_config(preset)["geometry"]
-    ways, planes, ppb = int(geo["ways"]), int(geo["planes"]), int(geo["pages_per_block"])
-    d = size_drive(fp.pages, op, ways=ways, planes=planes, pages_per_block=ppb)
-    base = {
-        **d.overrides(),
-        "capacity.overprovisioning": op,
-        "gc.mode": gc_mode,
-        "run.progress": "off",
-        "workload.kind": "trace",
-        "workload.trace.path": str(trace),
-        "workload.trace.loops": 0,
-        "workload.trace.fold": "remap_first",
-        "workload.trace.timestamps": "honour",
-    }
+    sets, _ = base(trace, preset, op)
+    cell_sets = {**sets, "gc.mode": gc_mode}
     out = {}
-    for name, sets in VARIANTS.items():
-        r = flashlife.run(preset, overrides={**base, **sets}, until=f"writes:{dw}dw")
+    for name, variant in VARIANTS.items():
+        r = flashlife.run(preset, overrides={**cell_sets, **variant}, until=f"writes:{dw}dw")
         s = flashlife.flatten_summary(r.summary)
         moved = s["gc.valid_units_moved"]
         erases = s["flash.block_erases"]
