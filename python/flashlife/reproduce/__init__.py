@@ -179,6 +179,16 @@ def _markdown(rep: Reproduction, traces: Path, have_plt: bool) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _remove(out: Path, names) -> None:
+    """Remove the named files or folders of `out` that exist (only ever our own outputs)."""
+    for name in names:
+        p = out / name
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+
+
 def _prepare(out: Path, overwrite: bool, resume: bool = False) -> None:
     """Refuse a folder that holds anything unless `overwrite`; then remove only our outputs.
     With `resume`, the folder must hold an earlier reproduction's `data/`, which is kept (its
@@ -193,12 +203,7 @@ def _prepare(out: Path, overwrite: bool, resume: bool = False) -> None:
             raise _core.FlashlifeError(
                 f"reproduce: nothing to resume in {out}: it holds no data/ folder of an earlier reproduction"
             )
-        for name in ("report.md", "figures"):
-            p = out / name
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+        _remove(out, ("report.md", "figures"))
         return
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
@@ -207,12 +212,7 @@ def _prepare(out: Path, overwrite: bool, resume: bool = False) -> None:
                 "--out, --resume (resume=True) to go on with an interrupted run there, or --overwrite "
                 "(overwrite=True) to replace its report, figures and data"
             )
-        for name in OUTPUTS:
-            p = out / name
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+        _remove(out, OUTPUTS)
     out.mkdir(parents=True, exist_ok=True)
 
 
