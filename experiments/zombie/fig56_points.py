@@ -1,0 +1,84 @@
+"""Figures 5 and 6 from the points a trace reproduction has saved so far.
+
+`flashlife reproduce zombienand --sections fig5,fig6` writes its report only once every point of
+both modes has run; at the paper scale (the full-size trace drive, 96 runs to death) that is
+hours on two cores, and `--resume` goes on from the saved points. This reads those points
+(`OUT/data/zombienand/fig5_{tlc,mlc}/points/*.json` and their time series) and prints, for every
+(trace, mode, reserve) whose baseline and zombie runs are both saved, what the two sections
+would report: the lifetime ratio, the baseline's share of rated erases used at death, and
+Figure 6's latency columns (the same functions as the reproduction's). Points still missing
+are listed.
+
+    python3 experiments/zombie/fig56_points.py OUT    # OUT: the reproduction's --out
+"""
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from flashlife.reproduce.zombienand import _life_axis, _weighted_mean, _zombie_pairs
+from flashlife.sweep import load_timeseries
+
+
+def points(mode_dir: Path) -> pd.DataFrame:
+    rows = []
+    for f in sorted((mode_dir / "points").glob("*.json")):
+        d = json.loads(f.read_text())
+        rows.append({**d["params"], **d["row"], "point": f.stem})
+    return pd.DataFrame(rows)
+
+
+def fig6(mode_dir: Path, d: dict) -> tuple[float, float, float, float]:
+    base_b = float(d["lifetime.host_bytes_written_base"])
+    zomb_b = float(d["lifetime.host_bytes_written_zombie"])
+    zts = _life_axis(load_timeseries(mode_dir, d["point_zombie"]), base_b, zomb_b)
+    ref = float(d["latency_us.all.mean_base"])
+    early = _weighted_mean(zts[zts["life"] <= 95.0]) / ref
+    late = _weighted_mean(zts[(zts["life"] > 95.0) & (zts["life"] <= 100.0)]) / ref
+    after = zts[zts["life"] > 100.0]
+    worst = float(after["mean_latency_us"].max()) / ref if len(after) else math.nan
+    return early, late, _weighted_mean(after) / ref, worst
+
+
+def main(out: Path) -> int:
+    base = out / "data" / "zombienand"
+    if not base.is_dir():
+        print(f"{base}: no such folder (give the reproduction's --out)", file=sys.stderr)
+        return 2
+    for mode in ("tlc", "mlc"):
+        mode_dir = base / f"fig5_{mode}"
+        if not (mode_dir / "points").is_dir():
+            print(f"{mode.upper()}: no points saved")
+            continue
+        df = points(mode_dir)
+        m = _zombie_pairs(df, ["workload", "capacity.reserve"])
+        used = df[df["flash.end_of_life"] == "retire"].set_index(["workload", "capacity.reserve"])
+        print(f"{mode.upper()}: {len(df)} runs saved, {len(m)} pairs complete")
+        print(
+            "trace          reserve  base GiB  zombie GiB  lifetime  base life_used"
+            "  lat 0-95  lat 95-100  after mean  after worst"
+        )
+        for d in m.sort_values(["workload", "capacity.reserve"]).to_dict("records"):
+            e, late, am, aw = fig6(mode_dir, d)
+            lu = float(used.loc[(d["workload"], d["capacity.reserve"]), "lifetime.life_used"])
+            print(
+                f"{d['workload']:<14} {d['capacity.reserve']:>6.0%}  "
+                f"{d['lifetime.host_bytes_written_base'] / 2**30:>8.2f}  "
+                f"{d['lifetime.host_bytes_written_zombie'] / 2**30:>10.2f}  {d['lifetime_ratio']:>8.3f}  "
+                f"{lu:>13.1%}  {e:>8.3f}  {late:>10.3f}  {am:>10.3f}  {aw:>11.3f}"
+            )
+        done = set(zip(m["workload"], m["capacity.reserve"], strict=True))
+        alone = df[[(w, r) not in done for w, r in zip(df["workload"], df["capacity.reserve"], strict=True)]]
+        for d in alone.to_dict("records"):
+            print(f"  only the {d['flash.end_of_life']} run saved: {d['workload']} {d['capacity.reserve']:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(Path(sys.argv[1])))
