@@ -73,7 +73,8 @@ def main(out: Path) -> int:
         done = set(zip(m["workload"], m["capacity.reserve"], strict=True))
         alone = df[[(w, r) not in done for w, r in zip(df["workload"], df["capacity.reserve"], strict=True)]]
         for d in alone.to_dict("records"):
-            print(f"  only the {d['flash.end_of_life']} run saved: {d['workload']} {d['capacity.reserve']:.0%}")
+            which = f"{d['workload']} {d['capacity.reserve']:.0%}"
+            print(f"  only the {d['flash.end_of_life']} run saved: {which}")
     return 0
 
 
