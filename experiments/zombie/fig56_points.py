@@ -6,8 +6,8 @@ hours on two cores, and `--resume` goes on from the saved points. This reads tho
 (`OUT/data/zombienand/fig5_{tlc,mlc}/points/*.json` and their time series) and prints, for every
 (trace, mode, reserve) whose baseline and zombie runs are both saved, what the two sections
 would report: the lifetime ratio, the baseline's share of rated erases used at death, and
-Figure 6's latency columns (the same functions as the reproduction's). Points still missing
-are listed.
+Figure 6's latency columns (the same functions as the reproduction's). Runs whose partner is
+still missing are listed with their bytes written and share of rated erases at death.
 
     python3 experiments/zombie/fig56_points.py OUT    # OUT: the reproduction's --out
 """
@@ -74,7 +74,11 @@ def main(out: Path) -> int:
         alone = df[[(w, r) not in done for w, r in zip(df["workload"], df["capacity.reserve"], strict=True)]]
         for d in alone.to_dict("records"):
             which = f"{d['workload']} {d['capacity.reserve']:.0%}"
-            print(f"  only the {d['flash.end_of_life']} run saved: {which}")
+            print(
+                f"  only the {d['flash.end_of_life']} run saved: {which}, "
+                f"{d['lifetime.host_bytes_written'] / 2**30:.2f} GiB at death, "
+                f"{d['lifetime.life_used']:.1%} of rated erases used"
+            )
     return 0
 
 
