@@ -651,3 +651,47 @@ fn gc_passes_over_a_drop_the_capacity_cannot_afford() {
     assert!(on.1 as f64 > 1.5 * off.1 as f64, "with the rule {} writes, without {}", on.1, off.1);
     assert!(on.4 > 0 && on.5 == 0, "with the rule, only dying victims left at death: {on:?}");
 }
+
+#[test]
+fn the_time_series_follows_the_blocks_through_their_modes() {
+    // Reference: the summary's own end-of-run figures (`lifetime.mode_switches`,
+    // `lifetime.blocks_by_mode`) and the rule that a block only ever drops a bit.
+    let sets: Vec<&str> = SMALL
+        .iter()
+        .copied()
+        .chain(["capacity.reserve=0.3", "workload.working_set=0.1", "stats.interval=\"1dw\"", "run.until=\"death\""])
+        .collect();
+    let z = Simulator::new(preset("zombie-synthetic-tlc", &sets)).and_then(|s| s.run()).unwrap();
+    let rows: Vec<_> =
+        z.timeseries.rows.iter().map(|r| r.modes.expect("a drop-bit drive's rows carry its modes")).collect();
+    assert!(rows.len() > 10, "{} rows", rows.len());
+    let last = rows.last().unwrap();
+    let life = &z.summary.lifetime;
+    assert!(life.mode_switches > 0);
+    assert_eq!(last.mode_switches, life.mode_switches, "the last row is taken at death");
+    for (i, m) in BitMode::ALL.iter().enumerate() {
+        assert_eq!(last.blocks[i], life.blocks_by_mode[m.name()], "{}", m.name());
+    }
+    let total = |r: &flashlife::stats::timeseries::ModeRow| r.blocks.iter().sum::<u64>();
+    let first = &rows[0];
+    for w in rows.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert!(b.mode_switches >= a.mode_switches);
+        // TLC -> MLC -> SLC: a TLC block never comes back, and the blocks in TLC or MLC
+        // together never grow.
+        assert!(b.blocks[2] <= a.blocks[2], "TLC blocks grew: {a:?} -> {b:?}");
+        assert!(b.blocks[1] + b.blocks[2] <= a.blocks[1] + a.blocks[2], "{a:?} -> {b:?}");
+        assert!(total(b) <= total(a), "live blocks grew: {a:?} -> {b:?}");
+    }
+    // Each drop moves one block one mode down: the drops so far are TLC -> MLC plus MLC ->
+    // SLC, while no block has died.
+    for r in rows.iter().filter(|r| total(r) == total(first)) {
+        let (slc, mlc) = (r.blocks[0] - first.blocks[0], r.blocks[1] - first.blocks[1]);
+        assert_eq!(r.mode_switches - first.mode_switches, mlc + 2 * slc, "{r:?}");
+    }
+    let csv = z.timeseries.to_csv();
+    assert!(csv.lines().next().unwrap().ends_with("mode_switches,blocks_slc,blocks_mlc,blocks_tlc,blocks_qlc"));
+    let b = Simulator::new(preset("baseline-synthetic-tlc", &sets)).and_then(|s| s.run()).unwrap();
+    assert!(b.timeseries.rows.iter().all(|r| r.modes.is_none()), "a retiring drive has no mode columns");
+    assert!(!b.timeseries.to_csv().contains("mode_switches"));
+}

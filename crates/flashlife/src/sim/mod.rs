@@ -176,6 +176,7 @@ impl RunState {
             ts: TimeSeries {
                 long_reads: LongReads::new(cfg.reliability.long_read_us, &cfg.reliability.read_thresholds_us),
                 flow_names: cfg.flows.iter().enumerate().map(|(i, f)| f.name_of(i)).collect(),
+                modes: cfg.flash.end_of_life == crate::config::EndOfLife::DropBit,
                 ..Default::default()
             },
             host: HostSummary { precondition_bytes, ..Default::default() },

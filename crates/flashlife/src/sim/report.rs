@@ -9,7 +9,7 @@ use crate::host::Drive;
 use crate::stats::latency::LatencyHistogram;
 use crate::stats::provenance::{sha256_hex, Provenance, TraceIdentity};
 use crate::stats::reliability::ReliabilitySummary;
-use crate::stats::timeseries::{Row, SampleRow, SchedTotals, TimeSeries};
+use crate::stats::timeseries::{ModeRow, Row, SampleRow, SchedTotals, TimeSeries};
 use crate::stats::Cause;
 use crate::techniques;
 use crate::workload::WorkloadKind;
@@ -326,6 +326,7 @@ pub(super) fn push_row(drive: &mut dyn Drive, st: &mut RunState, now: u64) {
         sched,
         sample,
         flows: super::flows::rows(&mut st.flows, dt),
+        modes: ts.modes.then(|| ModeRow { mode_switches: c.mode_switches, blocks: drive.blocks_by_mode() }),
     };
     ts.rows.push(row);
     ts.interval_latency.reset();

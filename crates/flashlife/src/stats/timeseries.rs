@@ -36,7 +36,22 @@ pub struct Row {
     /// Each flow's view of the interval (`[[flows]]` only), in flow order.
     #[serde(default)]
     pub flows: Vec<FlowRow>,
+    /// Where the blocks are (drives whose blocks drop a bit per cell only).
+    pub modes: Option<ModeRow>,
 }
+
+/// A drive whose worn blocks drop a bit per cell (`flash.end_of_life = "drop_bit"`) at a
+/// row: the bit drops so far and the live blocks in each mode, so that when its blocks
+/// dropped (all at the end, or some early) can be read against its life.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModeRow {
+    pub mode_switches: u64,
+    /// Live blocks by mode, in `BitMode::ALL` order (SLC, MLC, TLC, QLC).
+    pub blocks: [u64; 4],
+}
+
+/// Columns added when the rows carry the drive's modes.
+pub const MODE_COLUMNS: &[&str] = &["mode_switches", "blocks_slc", "blocks_mlc", "blocks_tlc", "blocks_qlc"];
 
 /// One flow's columns of a `timeseries.csv` row: requests finished per second, write MB/s
 /// (10^6 bytes) issued and mean response time (us, NaN without a request) over the interval.
@@ -136,6 +151,8 @@ pub struct TimeSeries {
     /// The flows' names, for their columns (`[[flows]]`; empty without).
     #[serde(default)]
     pub flow_names: Vec<String>,
+    /// The rows carry the drive's modes (`ModeRow`): its blocks drop a bit per cell.
+    pub modes: bool,
 }
 
 /// Cumulative scheduler figures at a row: busy time summed over dies and channels and per
@@ -192,6 +209,7 @@ impl TimeSeries {
     pub fn to_csv(&self) -> String {
         let sched = self.rows.iter().any(|r| r.sched.is_some());
         let sample = self.rows.iter().any(|r| r.sample.is_some());
+        let modes = self.rows.iter().any(|r| r.modes.is_some());
         let mut s = COLUMNS.join(",");
         if sched {
             s.push(',');
@@ -200,6 +218,10 @@ impl TimeSeries {
         if sample {
             s.push(',');
             s.push_str(&SAMPLE_COLUMNS.join(","));
+        }
+        if modes {
+            s.push(',');
+            s.push_str(&MODE_COLUMNS.join(","));
         }
         for name in &self.flow_names {
             for c in FLOW_COLUMNS {
@@ -250,6 +272,11 @@ impl TimeSeries {
                 let q = r.sample.unwrap_or_default();
                 let w = q.window.map(|w| w.to_string()).unwrap_or_default();
                 let _ = write!(s, ",{w},{}", q.measured_requests);
+            }
+            if modes {
+                let m = r.modes.unwrap_or_default();
+                let [slc, mlc, tlc, qlc] = m.blocks;
+                let _ = write!(s, ",{},{slc},{mlc},{tlc},{qlc}", m.mode_switches);
             }
             for i in 0..self.flow_names.len() {
                 let f = r.flows.get(i).copied().unwrap_or_default();
