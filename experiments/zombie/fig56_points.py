@@ -6,21 +6,19 @@ hours on two cores, and `--resume` goes on from the saved points. This reads tho
 (`OUT/data/zombienand/fig5_{tlc,mlc}/points/*.json` and their time series) and prints, for every
 (trace, mode, reserve) whose baseline and zombie runs are both saved, what the two sections
 would report: the lifetime ratio, the baseline's share of rated erases used at death, and
-Figure 6's latency columns (the same functions as the reproduction's). Runs whose partner is
+Figure 6's latency columns (the reproduction's own functions). Runs whose partner is
 still missing are listed with their bytes written and share of rated erases at death.
 
     python3 experiments/zombie/fig56_points.py OUT    # OUT: the reproduction's --out
 """
 
 import json
-import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from flashlife.reproduce.zombienand import _life_axis, _weighted_mean, _zombie_pairs
-from flashlife.sweep import load_timeseries
+from flashlife.reproduce.zombienand import _zombie_pairs, fig6_point
 
 
 def points(mode_dir: Path) -> pd.DataFrame:
@@ -29,18 +27,6 @@ def points(mode_dir: Path) -> pd.DataFrame:
         d = json.loads(f.read_text())
         rows.append({**d["params"], **d["row"], "point": f.stem})
     return pd.DataFrame(rows)
-
-
-def fig6(mode_dir: Path, d: dict) -> tuple[float, float, float, float]:
-    base_b = float(d["lifetime.host_bytes_written_base"])
-    zomb_b = float(d["lifetime.host_bytes_written_zombie"])
-    zts = _life_axis(load_timeseries(mode_dir, d["point_zombie"]), base_b, zomb_b)
-    ref = float(d["latency_us.all.mean_base"])
-    early = _weighted_mean(zts[zts["life"] <= 95.0]) / ref
-    late = _weighted_mean(zts[(zts["life"] > 95.0) & (zts["life"] <= 100.0)]) / ref
-    after = zts[zts["life"] > 100.0]
-    worst = float(after["mean_latency_us"].max()) / ref if len(after) else math.nan
-    return early, late, _weighted_mean(after) / ref, worst
 
 
 def main(out: Path) -> int:
@@ -62,7 +48,7 @@ def main(out: Path) -> int:
             "  lat 0-95  lat 95-100  after mean  after worst"
         )
         for d in m.sort_values(["workload", "capacity.reserve"]).to_dict("records"):
-            e, late, am, aw = fig6(mode_dir, d)
+            _, _, (e, late, am, aw) = fig6_point(mode_dir, d)
             lu = float(used.loc[(d["workload"], d["capacity.reserve"]), "lifetime.life_used"])
             print(
                 f"{d['workload']:<14} {d['capacity.reserve']:>6.0%}  "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -390,6 +391,24 @@ def _weighted_mean(ts: pd.DataFrame) -> float:
     return float((ts["mean_latency_us"] * ts["requests"]).sum() / w) if w > 0 else float("nan")
 
 
+def fig6_point(sweep_dir: Path, d: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, tuple[float, ...]]:
+    """One Figure 6 point from a baseline / zombie pair (a row of `_zombie_pairs`) of the sweep
+    in `sweep_dir`: both time series on the life axis, and the zombie's latency over the
+    baseline's lifetime mean while the baseline lives (0-95), in its last 5% (95-100), over the
+    afterlife (100-200) and in the afterlife's worst interval."""
+    base_b = float(d["lifetime.host_bytes_written_base"])
+    zomb_b = float(d["lifetime.host_bytes_written_zombie"])
+    bts = _life_axis(load_timeseries(sweep_dir, d["point_base"]), base_b, base_b)
+    zts = _life_axis(load_timeseries(sweep_dir, d["point_zombie"]), base_b, zomb_b)
+    ref = float(d["latency_us.all.mean_base"])
+    early = _weighted_mean(zts[zts["life"] <= 95.0]) / ref
+    late = _weighted_mean(zts[(zts["life"] > 95.0) & (zts["life"] <= 100.0)]) / ref
+    after = zts[zts["life"] > 100.0]
+    after_mean = _weighted_mean(after) / ref
+    after_worst = float(after["mean_latency_us"].max()) / ref if len(after) else float("nan")
+    return bts, zts, (early, late, after_mean, after_worst)
+
+
 def zombie_fig6(ctx: Context) -> Section:
     s = Section(
         "fig6",
@@ -425,16 +444,7 @@ def zombie_fig6(ctx: Context) -> Section:
     ]
     series: dict[tuple[str, str, float], tuple[pd.DataFrame, pd.DataFrame]] = {}
     for d in m.sort_values(["mode", "workload", "capacity.reserve"]).to_dict("records"):
-        base_b = float(d["lifetime.host_bytes_written_base"])
-        zomb_b = float(d["lifetime.host_bytes_written_zombie"])
-        bts = _life_axis(load_timeseries(dirs[d["mode"]], d["point_base"]), base_b, base_b)
-        zts = _life_axis(load_timeseries(dirs[d["mode"]], d["point_zombie"]), base_b, zomb_b)
-        ref = float(d["latency_us.all.mean_base"])
-        early = _weighted_mean(zts[zts["life"] <= 95.0]) / ref
-        late = _weighted_mean(zts[(zts["life"] > 95.0) & (zts["life"] <= 100.0)]) / ref
-        after = zts[zts["life"] > 100.0]
-        after_mean = _weighted_mean(after) / ref
-        after_worst = float(after["mean_latency_us"].max()) / ref if len(after) else float("nan")
+        bts, zts, (early, late, after_mean, after_worst) = fig6_point(dirs[d["mode"]], d)
         series[(d["workload"], d["mode"], d["capacity.reserve"])] = (bts, zts)
         s.data.append(
             {
