@@ -9,7 +9,9 @@ would report: the lifetime ratio, the baseline's share of rated erases used at d
 Figure 6's latency columns (the reproduction's own functions). Runs whose partner is
 still missing are listed with their bytes written and share of rated erases at death.
 
-    python3 experiments/zombie/fig56_points.py OUT    # OUT: the reproduction's --out
+    python3 experiments/zombie/fig56_points.py OUT [CSV]   # OUT: the reproduction's --out
+
+With CSV, the complete pairs' rows are also written there (one per mode, trace and reserve).
 """
 
 import json
@@ -29,11 +31,12 @@ def points(mode_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(out: Path) -> int:
+def main(out: Path, csv: Path | None = None) -> int:
     base = out / "data" / "zombienand"
     if not base.is_dir():
         print(f"{base}: no such folder (give the reproduction's --out)", file=sys.stderr)
         return 2
+    table = []
     for mode in ("tlc", "mlc"):
         mode_dir = base / f"fig5_{mode}"
         if not (mode_dir / "points").is_dir():
@@ -50,6 +53,21 @@ def main(out: Path) -> int:
         for d in m.sort_values(["workload", "capacity.reserve"]).to_dict("records"):
             _, _, (e, late, am, aw) = fig6_point(mode_dir, d)
             lu = float(used.loc[(d["workload"], d["capacity.reserve"]), "lifetime.life_used"])
+            table.append(
+                {
+                    "mode": mode,
+                    "trace": d["workload"],
+                    "reserve": d["capacity.reserve"],
+                    "baseline_gib": d["lifetime.host_bytes_written_base"] / 2**30,
+                    "zombie_gib": d["lifetime.host_bytes_written_zombie"] / 2**30,
+                    "lifetime_ratio": d["lifetime_ratio"],
+                    "baseline_life_used": lu,
+                    "latency_0_95": e,
+                    "latency_95_100": late,
+                    "afterlife_mean": am,
+                    "afterlife_worst": aw,
+                }
+            )
             print(
                 f"{d['workload']:<14} {d['capacity.reserve']:>6.0%}  "
                 f"{d['lifetime.host_bytes_written_base'] / 2**30:>8.2f}  "
@@ -65,11 +83,14 @@ def main(out: Path) -> int:
                 f"{d['lifetime.host_bytes_written'] / 2**30:.2f} GiB at death, "
                 f"{d['lifetime.life_used']:.1%} of rated erases used"
             )
+    if csv is not None:
+        pd.DataFrame(table).to_csv(csv, index=False, float_format="%.6g")
+        print(f"wrote {csv} ({len(table)} rows)")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) == 3 else None))
