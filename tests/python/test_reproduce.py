@@ -121,6 +121,26 @@ def test_zombienand_life_axis() -> None:
     assert _life_axis(ts, 300.0, 300.0)["life"].max() == 100.0
 
 
+def test_zombienand_figure6_draws_one_point_per_unit_of_life() -> None:
+    """Figure 6 as the paper draws it, a 200-point axis: the intervals within one unit of life
+    become one point, their latencies weighted by their requests; the death at 200 falls in
+    the last unit."""
+    import pandas as pd
+
+    from flashlife.reproduce.zombienand import _per_point
+
+    ts = pd.DataFrame(
+        {
+            "life": [0.2, 0.7, 1.5, 199.4, 200.0],
+            "mean_latency_us": [10.0, 30.0, 7.0, 1.0, 3.0],
+            "requests": [1.0, 3.0, 5.0, 1.0, 1.0],
+        }
+    )
+    p = _per_point(ts)
+    assert list(p["life"]) == [0.5, 1.5, 199.5]
+    assert list(p["mean_latency_us"]) == [25.0, 7.0, 2.0]  # (10 + 90) / 4, alone, (1 + 3) / 2
+
+
 def test_reusable_tables(everything: Reproduction) -> None:
     # Smoke: zipf(2) and tpcc (when the traces are there) at op 28%, DiskSim's foreground GC.
     has_tpcc = (TRACES / "mqsim/tpcc-small.trace").is_file()
