@@ -10,25 +10,24 @@ best lifetime ratio, how far the two schedulers' ratios differ, and the latency 
     python3 experiments/zombie/fig3_schedulers.py OUT_A OUT_B [CSV]
 """
 
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from flashlife.reproduce.zombienand import _zombie_pairs
+from flashlife.sweep import load_results
 
 KEYS = ["capacity.reserve", "workload.working_set", "workload.read_ratio"]
 
 
 def pairs(out: Path, mode: str) -> pd.DataFrame:
-    rows = []
-    for f in sorted((out / "data" / "zombienand" / f"fig3_{mode}" / "points").glob("*.json")):
-        d = json.loads(f.read_text())
-        rows.append({**d["params"], **d["row"], "point": f.stem})
-    if not rows:
+    """The sweep's complete (baseline, zombie) pairs; none if it has saved no point yet."""
+    try:
+        df = load_results(out / "data" / "zombienand" / f"fig3_{mode}")
+    except FileNotFoundError:
         return pd.DataFrame()
-    return _zombie_pairs(pd.DataFrame(rows), KEYS)[[*KEYS, "lifetime_ratio", "latency_ratio"]]
+    return _zombie_pairs(df, KEYS)[[*KEYS, "lifetime_ratio", "latency_ratio"]]
 
 
 def main(a: Path, b: Path, csv: Path | None) -> int:
@@ -39,6 +38,7 @@ def main(a: Path, b: Path, csv: Path | None) -> int:
         if m.empty:
             print(f"{mode.upper()}: no point saved in both")
             continue
+        m = m.sort_values(KEYS, ignore_index=True)
         m.insert(0, "mode", mode)
         frames.append(m)
         d = (m["lifetime_ratio_b"] / m["lifetime_ratio_a"] - 1).abs()

@@ -14,21 +14,13 @@ still missing are listed with their bytes written and share of rated erases at d
 With CSV, the complete pairs' rows are also written there (one per mode, trace and reserve).
 """
 
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from flashlife.reproduce.zombienand import _zombie_pairs, fig6_point
-
-
-def points(mode_dir: Path) -> pd.DataFrame:
-    rows = []
-    for f in sorted((mode_dir / "points").glob("*.json")):
-        d = json.loads(f.read_text())
-        rows.append({**d["params"], **d["row"], "point": f.stem})
-    return pd.DataFrame(rows)
+from flashlife.sweep import load_results
 
 
 def main(out: Path, csv: Path | None = None) -> int:
@@ -42,7 +34,7 @@ def main(out: Path, csv: Path | None = None) -> int:
         if not (mode_dir / "points").is_dir():
             print(f"{mode.upper()}: no points saved")
             continue
-        df = points(mode_dir)
+        df = load_results(mode_dir)  # the saved point files while the sweep is unfinished
         m = _zombie_pairs(df, ["workload", "capacity.reserve"])
         used = df[df["flash.end_of_life"] == "retire"].set_index(["workload", "capacity.reserve"])
         print(f"{mode.upper()}: {len(df)} runs saved, {len(m)} pairs complete")
