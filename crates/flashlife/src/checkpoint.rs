@@ -70,8 +70,10 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// counts host waits behind one watched background cause (the open-channel device's
 /// migration copies): the cause, a flag per record, each die's clock of that work; 24: the
 /// long-read counter keeps a count per `reliability.read_thresholds_us`; 25: the time series
-/// of a drive whose blocks drop a bit per cell keeps its modes per row (`ModeRow`).
-pub const FORMAT_VERSION: u32 = 25;
+/// of a drive whose blocks drop a bit per cell keeps its modes per row (`ModeRow`); 26: a
+/// `Done` carries the id of the transaction it names, and the queued scheduler no longer
+/// stores a map from values to transactions.
+pub const FORMAT_VERSION: u32 = 26;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

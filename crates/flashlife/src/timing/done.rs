@@ -10,9 +10,11 @@
 /// [`Done::at`], for work that waits for a plain time rather than for other work (a request's
 /// issue time in the run loop, an idle window's start found by idle detection). No caller
 /// can add a duration to one: every duration is the timing layer's. Under the reservation scheduler
-/// the value is the time the work completes; under the queued one it *names* a transaction
-/// (an odd estimate of its completion, `queued_drive/tokens.rs`), which is why arithmetic on
-/// it would be wrong, not just untidy: a value with something added names nothing.
+/// it holds the time the work completes; under the queued one an estimate of that time (odd,
+/// unique among the transactions kept, `queued_drive/tokens.rs`) and the id of the
+/// transaction it *names*, which the scheduler reads back when the `Done` is passed on as a
+/// dependency: no look-up by value. Arithmetic on it would be wrong, not just untidy: a time
+/// with something added names nothing.
 ///
 /// What the layers above may do with one:
 ///
@@ -41,12 +43,25 @@
 ///
 /// [`submit`]: super::Scheduler::submit
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)] // checkpoints keep the bytes of the `u64` it replaced
-pub struct Done(pub(in crate::timing) u64);
+pub struct Done(
+    /// The time (reservation) or estimate (queued) of the completion, in nanoseconds.
+    pub(in crate::timing) u64,
+    /// The transaction it names ([`Done::NO_ID`]: none, a plain time).
+    pub(in crate::timing) u64,
+);
 
 impl Done {
     /// The start of simulated time (nothing to wait for).
-    pub const START: Done = Done(0);
+    pub const START: Done = Done(0, Done::NO_ID);
+
+    /// The id of a `Done` that names no transaction.
+    pub(in crate::timing) const NO_ID: u64 = u64::MAX;
+
+    /// Transaction `id`'s completion, estimated at `t_ns` (a scheduler's answer).
+    #[inline]
+    pub(in crate::timing) const fn named(t_ns: u64, id: u64) -> Done {
+        Done(t_ns, id)
+    }
 
     /// Work that may start at the plain time `t_ns` (nanoseconds), waiting for nothing else:
     /// a request's issue time (the run loop), the start of an idle window (idle detection).
@@ -54,15 +69,20 @@ impl Done {
     /// transaction.
     #[inline]
     pub const fn at(t_ns: u64) -> Done {
-        Done(t_ns)
+        Done(t_ns, Done::NO_ID)
     }
 
-    /// Whichever of `a` and `b` completes later: work after both waits for it. Exactly `max`
-    /// of the values (the queued scheduler's values are estimates, so it keeps the one
-    /// estimated to finish later; equal values name the same transaction).
+    /// Whichever of `a` and `b` completes later: work after both waits for it. The one with
+    /// the later time (the queued scheduler's times are estimates, so it keeps the one
+    /// estimated to finish later; its estimates are unique, so equal times name the same
+    /// transaction or one of them is a plain time, and the one naming a transaction is kept).
     #[inline]
     pub fn later(a: Done, b: Done) -> Done {
-        Done(a.0.max(b.0))
+        if a.0 > b.0 || (a.0 == b.0 && a.1 != Done::NO_ID) {
+            a
+        } else {
+            b
+        }
     }
 
     /// [`Done::later`] as a method: `self` or `other`, whichever completes later.
@@ -86,21 +106,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn later_is_max_of_the_values() {
-        let (even, odd) = (Done(1_000), Done(1_001));
-        assert_eq!(Done::later(even, odd), odd);
-        assert_eq!(Done::later(odd, even), odd, "order does not matter");
-        assert_eq!(Done::later(odd, odd), odd, "equal values: the same transaction");
-        assert_eq!(Done::later(Done(7), Done(5)), Done(7), "odd values: the later estimate");
-        assert_eq!(Done::later(Done(5), Done(7)).as_time(), 7);
-        assert_eq!(even.max(odd), Done::later(even, odd));
-        assert_eq!(Done::START.max(Done::at(3)), Done(3));
+    fn later_is_the_later_time_and_keeps_what_it_names() {
+        let (plain, named) = (Done::at(1_000), Done::named(1_001, 4));
+        assert_eq!(Done::later(plain, named), named);
+        assert_eq!(Done::later(named, plain), named, "order does not matter");
+        assert_eq!(Done::later(named, named), named, "equal: the same transaction");
+        let (a, b) = (Done::named(7, 1), Done::named(5, 2));
+        assert_eq!(Done::later(a, b), a, "the later estimate, with its transaction");
+        assert_eq!(Done::later(b, a).as_time(), 7);
+        assert_eq!(plain.max(named), Done::later(plain, named));
+        assert_eq!(Done::START.max(Done::at(3)), Done::at(3));
+        // A plain time equal to an estimate: the transaction is what work after both waits for.
+        assert_eq!(Done::later(Done::at(1_001), named), named);
+        assert_eq!(Done::later(named, Done::at(1_001)), named);
     }
 
     #[test]
-    fn serialises_as_the_bare_number() {
-        let v = serde_json::to_string(&Done(42)).unwrap();
-        assert_eq!(v, "42");
-        assert_eq!(serde_json::from_str::<Done>("42").unwrap(), Done(42));
+    fn serialises_time_and_transaction() {
+        let d = Done::named(42, 7);
+        let v = serde_json::to_string(&d).unwrap();
+        assert_eq!(v, "[42,7]");
+        assert_eq!(serde_json::from_str::<Done>(&v).unwrap(), d);
     }
 }

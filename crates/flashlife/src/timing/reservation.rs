@@ -166,7 +166,7 @@ impl Scheduler for Reservation {
         }
         // Here a completion is the time the work completes: the value is read as is.
         let after = after.0;
-        Done(match tx.op {
+        Done::at(match tx.op {
             Op::Read => {
                 let sense = self.times.read_ns(tx.mode, tx.page);
                 self.read(tx.die, after, sense, tx.bytes)
@@ -206,7 +206,7 @@ impl Scheduler for Reservation {
 
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<Done> {
         let start = self.die_free[die as usize].max(from);
-        (start < until).then_some(Done(start))
+        (start < until).then_some(Done::at(start))
     }
 
     /// The timelines as they stand (with timing off they do not move, so the answer is as of
@@ -266,11 +266,11 @@ mod tests {
         let mode = BitMode::Tlc;
         let mut e = engine();
         let tx = Transaction::program(0, 3, 1, mode, 4096, Cause::Host);
-        assert_eq!(e.submit(&tx, Done(0)).0, 4096 + t.program_ns(mode, 1));
+        assert_eq!(e.submit(&tx, Done::at(0)).0, 4096 + t.program_ns(mode, 1));
         let rd = Transaction::read(2, 9, 0, mode, 4096, Cause::Gc);
-        assert_eq!(e.submit(&rd, Done(10)).0, 10 + t.read_ns(mode, 0) + 4096);
+        assert_eq!(e.submit(&rd, Done::at(10)).0, 10 + t.read_ns(mode, 0) + 4096);
         let er = Transaction::erase(0, 3, mode, Cause::Gc);
-        assert_eq!(e.submit(&er, Done(0)).0, 4096 + t.program_ns(mode, 1) + t.erase_ns(mode));
+        assert_eq!(e.submit(&er, Done::at(0)).0, 4096 + t.program_ns(mode, 1) + t.erase_ns(mode));
     }
 
     #[test]
@@ -279,19 +279,19 @@ mod tests {
         let mode = BitMode::Tlc;
         let mut e = engine();
         let enc = Transaction::encode(0, 3, 2, mode, Cause::SecondWrite);
-        assert_eq!(e.submit(&enc, Done(1000)).0, 1000 + t.read_ns(mode, 2) / 2);
+        assert_eq!(e.submit(&enc, Done::at(1000)).0, 1000 + t.read_ns(mode, 2) / 2);
         assert_eq!(e.die_free_at(0), 0, "the encoder is the controller's, not the die's");
         e.set_timing(false);
-        assert_eq!(e.submit(&enc, Done(1000)), Done(1000), "fast-forward: work ends when it may start");
+        assert_eq!(e.submit(&enc, Done::at(1000)), Done::at(1000), "fast-forward: work ends when it may start");
     }
 
     #[test]
     fn idle_start_is_when_the_die_frees_inside_the_window() {
         let mut e = engine();
         let done = e.program(0, 0, 4096, 100_000);
-        assert_eq!(e.idle_start(0, 0, done + 1), Some(Done(done)));
+        assert_eq!(e.idle_start(0, 0, done + 1), Some(Done::at(done)));
         assert_eq!(e.idle_start(0, 0, done), None, "busy until the window closes");
-        assert_eq!(e.idle_start(2, 50, 60), Some(Done(50)), "an idle die starts at the window's start");
+        assert_eq!(e.idle_start(2, 50, 60), Some(Done::at(50)), "an idle die starts at the window's start");
     }
 
     #[test]

@@ -32,7 +32,6 @@ mod soon;
 mod stock;
 mod summary;
 mod tokens;
-mod values;
 
 #[cfg(test)]
 mod tests;
@@ -181,11 +180,11 @@ impl QueuedScheduler {
         id != NO_TOKEN && self.tokens.find_id(id).is_some_and(|t| t.finish == PENDING)
     }
 
-    fn submit_for(&mut self, tx: &Transaction, after: u64, request: u32) -> u64 {
+    fn submit_for(&mut self, tx: &Transaction, after: Done, request: u32) -> Done {
         let now = self.engine.now();
         // What `after` names: a pending transaction, or a time (a finished one's real finish).
         let (ready, mut dep, mut base) = match self.pending_or_time(after) {
-            Ok(id) => (0, id, after),
+            Ok(id) => (0, id, after.0),
             Err(t) => (t, NO_TOKEN, t),
         };
         let mut then = NO_TOKEN;
@@ -236,18 +235,18 @@ impl QueuedScheduler {
             }
         }
         self.dispatch(Parked { tx: *tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
-        value
+        Done::named(value, id)
     }
 
     /// What `d` names: `Ok(id)` of a pending transaction, or `Err(t)`, the time it is
     /// known to be done by (a finished transaction's real finish, or a plain time).
-    fn pending_or_time(&self, d: u64) -> Result<u64, u64> {
-        match self.tokens.find(d) {
-            Some(id) => match self.tokens.get(id).finish {
-                PENDING => Ok(id),
+    fn pending_or_time(&self, d: Done) -> Result<u64, u64> {
+        match self.tokens.named(d) {
+            Some(t) => match t.finish {
+                PENDING => Ok(d.1),
                 finish => Err(finish),
             },
-            None => Err(d),
+            None => Err(d.0),
         }
     }
 
@@ -259,7 +258,7 @@ impl QueuedScheduler {
     /// page waiting for the space of a failed page whose retry is background work).
     /// `inputs` are the two values with what they name (`pending_or_time`, looked up once by
     /// the caller).
-    fn submit_join(&mut self, inputs: [(u64, Result<u64, u64>); 2]) -> u64 {
+    fn submit_join(&mut self, inputs: [(Done, Result<u64, u64>); 2]) -> Done {
         let now = self.engine.now();
         let (mut dep, mut then, mut ready) = (NO_TOKEN, NO_TOKEN, 0);
         let (mut background, mut die) = (false, 0);
@@ -279,12 +278,12 @@ impl QueuedScheduler {
                 Err(t) => ready = ready.max(t),
             }
         }
-        let value = self.tokens.unique_value(inputs[0].0.max(inputs[1].0).max(now), now);
+        let value = self.tokens.unique_value(inputs[0].0 .0.max(inputs[1].0 .0).max(now), now);
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
         let id =
             self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) }, now);
         self.dispatch(Parked { tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
-        value
+        Done::named(value, id)
     }
 
     /// Send `p` to the engine, or park it on `dep` (then on its second dependency).
@@ -394,7 +393,7 @@ impl QueuedScheduler {
         if r.transfer_after > 0 {
             let bytes = std::mem::take(&mut r.transfer_after);
             let at = r.finish;
-            self.submit_for(&Transaction::host(bytes), at, slot);
+            self.submit_for(&Transaction::host(bytes), Done::at(at), slot);
         } else {
             if !r.hard {
                 self.counts.max_behind_background_ns = self.counts.max_behind_background_ns.max(r.behind_background_ns);
@@ -451,8 +450,7 @@ impl Scheduler for QueuedScheduler {
             return after;
         }
         let request = if tx.on_host_path() && !self.detached { self.current } else { NONE };
-        // The value names the transaction (`tokens.rs`): the adapter works on the number.
-        Done(self.submit_for(tx, after.0, request))
+        self.submit_for(tx, after, request)
     }
 
     /// Transactions' values are odd (`tokens.rs`), so an even time names none. An odd `t`
@@ -477,9 +475,9 @@ impl Scheduler for QueuedScheduler {
         if !self.timing {
             return Some(d);
         }
-        match self.tokens.find(d.0).map(|id| self.tokens.get(id).finish) {
+        match self.tokens.named(d).map(|t| t.finish) {
             Some(PENDING) => None,
-            Some(finish) => Some(Done(finish)),
+            Some(finish) => Some(Done::at(finish)),
             None => Some(d),
         }
     }
@@ -500,7 +498,7 @@ impl Scheduler for QueuedScheduler {
             return Done::later(a, b);
         }
         let now = self.engine.now();
-        let (na, nb) = (self.pending_or_time(a.0), self.pending_or_time(b.0));
+        let (na, nb) = (self.pending_or_time(a), self.pending_or_time(b));
         match (na, nb) {
             (Err(ta), Err(tb)) => {
                 if ta >= tb {
@@ -511,7 +509,7 @@ impl Scheduler for QueuedScheduler {
             }
             (Ok(_), Err(t)) if t <= now => a,
             (Err(t), Ok(_)) if t <= now => b,
-            _ => Done(self.submit_join([(a.0, na), (b.0, nb)])),
+            _ => self.submit_join([(a, na), (b, nb)]),
         }
     }
 
@@ -529,8 +527,8 @@ impl Scheduler for QueuedScheduler {
         if !self.timing || self.current == NONE || self.detached {
             return;
         }
-        let Some(id) = self.tokens.find(value.0) else { return };
-        let t = *self.tokens.get(id);
+        let Some(&t) = self.tokens.named(value) else { return };
+        let id = value.1;
         if t.finish != PENDING || t.request == self.current {
             return;
         }
@@ -602,7 +600,7 @@ impl Scheduler for QueuedScheduler {
     /// now yields to host work arriving later at its next transaction.
     fn idle_start(&self, die: u32, from: u64, until: u64) -> Option<Done> {
         let start = from.max(self.engine.now());
-        (start < until && !self.die_has_host_work(die)).then_some(Done(start))
+        (start < until && !self.die_has_host_work(die)).then_some(Done::at(start))
     }
 
     /// As the reservation scheduler answers it, from what has happened: work wanted since

@@ -1,11 +1,10 @@
 //! The uniqueness check of fresh values (`Tokens::unique_value`): is `v` some kept
 //! transaction's value?
 //!
-//! Every submission asks, and nearly always the answer is no. The value table (`values.rs`)
-//! can answer, but it holds every kept transaction (tens of thousands on `bench-16g`, a
-//! 512 KiB table) and the probe is a random line of it: one cache miss per transaction. A
-//! fresh value is never in the past, though: it is an estimate from the clock or later
-//! (`estimate >= now`, moved on only upwards). So only kept values at or after the clock
+//! Every submission asks, and nearly always the answer is no. A table of every kept
+//! transaction (tens of thousands on `bench-16g`) would answer with a random line of half a
+//! megabyte: one cache miss per transaction. A fresh value is never in the past, though: it
+//! is an estimate from the clock or later (`estimate >= now`, moved on only upwards). So only kept values at or after the clock
 //! can be taken, and those belong to the few transactions still in flight or just
 //! finished early: a small table that stays in cache.
 //!
@@ -15,11 +14,53 @@
 //! rebuilt, `Soon::insert` says so), so an entry counted free can never match a later
 //! probe, whose values are at or after that clock. A bucket with no free entry makes the
 //! table grow (rebuilt twice the size from the ring): the answers are exactly "some kept
-//! transaction has `v`", as the value table's are.
-
-use super::values::{bucket_index, tag, Bucket, WAYS};
+//! transaction at or after the clock has `v`".
+//!
+//! An entry is a 32-bit tag of the value and the low 32 bits of its id, eight to a cache
+//! line, with the full values beside them: a probe compares the eight tags at once and reads
+//! a full value only when a tag matches.
 
 const MIN_BUCKETS: usize = 1 << 6;
+
+const WAYS: usize = 8;
+
+/// One cache line: a look-up reads one line. Tags and ids apart, so the eight tags compare
+/// as one vector.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Bucket {
+    tags: [u32; WAYS],
+    /// The low 32 bits of each entry's id (ids in the ring span less than 2^32, as the
+    /// engine's tokens do): its offset in the ring is `id - base` in 32-bit arithmetic.
+    ids: [u32; WAYS],
+}
+
+impl Bucket {
+    /// A mask of the entries whose tag is `tag(v)`, so that the usual answer (none) takes no
+    /// branch per entry.
+    #[inline]
+    fn hits(&self, v: u64) -> u32 {
+        let t = tag(v);
+        let mut hits = 0u32;
+        for (i, &x) in self.tags.iter().enumerate() {
+            hits |= u32::from(x == t) << i;
+        }
+        hits
+    }
+}
+
+/// The bucket of `v` in a table of `2^bits` buckets: the top bits of a multiplicative hash.
+#[inline]
+fn bucket_index(v: u64, bits: u32) -> usize {
+    (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+/// Bits of the value that do not choose its bucket (which comes from the top of a
+/// multiplicative hash): the value's own low bits above the always-set lowest one.
+#[inline]
+fn tag(v: u64) -> u32 {
+    (v >> 1) as u32
+}
 
 pub(super) struct Soon {
     buckets: Vec<Bucket>,
@@ -149,9 +190,19 @@ impl Soon {
 
 #[cfg(test)]
 mod tests {
-    use super::super::values::xorshift;
     use super::*;
     use std::collections::HashMap;
+
+    /// A xorshift stream for the randomized test.
+    fn xorshift() -> impl FnMut() -> u64 {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
 
     /// Against a plain map of the kept values, driven as `Tokens` drives it: a clock that
     /// moves on, fresh values at or after it (many in a short span, so that buckets fill and

@@ -1,31 +1,31 @@
-//! Dependencies between transactions, recovered from the values the FTL passes around.
+//! The transactions the queued scheduler keeps, and the values it hands out for them.
 //!
-//! The FTL holds completion values as `Done`, joins them with `Done::later` (their `max`) and
-//! threads them into later submissions as "after this". The queued scheduler cannot say when a transaction completes at submission,
-//! so it hands back a *value* instead: an estimate of the completion (its input's estimate or
-//! the clock, plus its own uncontended cost), made odd and, if another kept transaction
-//! already has it, moved on by 2 ns until it is unique. A value therefore names exactly one
-//! transaction and stays meaningful as a time for the FTL's own use (a block's open time, a
-//! page's age). A later submission's `after` is looked up here: a value handed out names a
-//! dependency on that transaction; anything else (an arrival time, an idle window's start, one
-//! too old to be kept) is a plain time.
+//! The FTL holds completions as `Done`, joins them with `Done::later` and threads them into
+//! later submissions as "after this". The queued scheduler cannot say when a transaction
+//! completes at submission, so its `Done` carries the transaction's id and an estimate of its
+//! completion (its input's estimate or the clock, plus its own uncontended cost), made odd
+//! and, if another kept transaction already has it, moved on by 2 ns until it is unique. The
+//! estimate stays meaningful as a time for the FTL's own use (a block's open time, a page's
+//! age) and orders two completions in `Done::later`: unique, so equal estimates are one
+//! transaction. A later submission's `after` names a dependency on its id while that is kept
+//! and its estimate matches; anything else (an arrival time, an idle window's start, work
+//! forgotten) is a plain time.
 //!
 //! Values are not forced to rise with submission order: one long chain of dependent work
 //! (a failed block's pages moved one after another) would otherwise drag every later value,
 //! related or not, as far ahead, and an old value read back as a time would then hold its
 //! dependant back by the whole chain.
 //!
-//! The ring keeps every transaction still pending and the last `KEEP` finished ones; a value
+//! The ring keeps every transaction still pending and the last `KEEP` finished ones; an id
 //! older than the ring belongs to work finished long ago, whose estimate is no later than its
 //! real completion (each estimate is its inputs' plus an uncontended cost), so reading it as a
-//! time is safe. An even time never collides with a value; an odd one that equals a kept
-//! value is taken for that transaction (a rare, at worst one-operation, error).
+//! time is safe.
 
 use std::collections::VecDeque;
 
 use super::soon::{Inserted, Soon};
-use super::values::ValueTable;
 use super::NONE;
+use crate::timing::Done;
 
 /// A finished transaction's `finish` while it is still pending.
 pub(super) const PENDING: u64 = u64::MAX;
@@ -88,80 +88,46 @@ impl Tok {
     }
 }
 
-/// Transactions by id, oldest first (ids are consecutive), and by value.
+/// Transactions by id, oldest first (ids are consecutive).
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.
     base: u64,
-    /// Where to look for a value in `ring` (`values.rs`): built from the ring, so checkpoints
-    /// store the ring's own values instead.
-    by_value: ValueTable,
     /// The kept values at or after the clock, for the uniqueness check (`soon.rs`): built
-    /// from the ring too.
+    /// from the ring, so checkpoints do not store it.
     soon: Soon,
     /// Recent estimates and the last value handed out for each: a burst of transactions
     /// with one estimate (a victim's page reads, decided at one instant) starts probing
     /// where the previous one ended instead of walking the whole burst again.
     recent: Vec<(u64, u64)>,
-    /// (value, id) of recently handed-out transactions, direct-mapped by value: most
-    /// look-ups are of a value handed out moments before (a read's, for its program), and
-    /// this answers them without touching the large map.
-    cache: Vec<(u64, u64)>,
 }
 
-/// The checkpoint's form, unchanged since the value map was a `HashMap`: the ring, its
-/// base, and a value -> id map (now written from the ring: the kept transactions only).
+/// The checkpoint's form: the ring and its base (the rest is built from them).
 #[derive(serde::Serialize)]
 struct Stored<'a> {
     ring: &'a VecDeque<Tok>,
     base: u64,
-    by_value: KeptValues<'a>,
-}
-
-struct KeptValues<'a>(&'a VecDeque<Tok>, u64);
-
-impl serde::Serialize for KeptValues<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Id order: a checkpoint's bytes depend on the ring alone.
-        s.collect_map(self.0.iter().enumerate().map(|(i, t)| (t.value, self.1 + i as u64)))
-    }
 }
 
 #[derive(serde::Deserialize)]
 struct Restored {
     ring: VecDeque<Tok>,
     base: u64,
-    /// Read and dropped: the ring says the same of the kept transactions (older checkpoints
-    /// also list forgotten ones, which count as absent anyway).
-    #[allow(dead_code)]
-    by_value: std::collections::HashMap<u64, u64>,
 }
 
 impl serde::Serialize for Tokens {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Stored { ring: &self.ring, base: self.base, by_value: KeptValues(&self.ring, self.base) }.serialize(s)
+        Stored { ring: &self.ring, base: self.base }.serialize(s)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Tokens {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Restored { ring, base, .. } = Restored::deserialize(d)?;
-        let by_value = ValueTable::of_ring(base, ring.iter().map(|t| t.value));
+        let Restored { ring, base } = Restored::deserialize(d)?;
         // Every kept value, whatever the clock: a superset of those at or after it.
         let soon = Soon::rebuilt(0, 0, base, ring.iter().map(|t| t.value));
-        Ok(Tokens { ring, base, by_value, soon, recent: no_recent(), cache: no_cache() })
+        Ok(Tokens { ring, base, soon, recent: no_recent() })
     }
-}
-
-const CACHE: usize = 1024;
-
-fn no_cache() -> Vec<(u64, u64)> {
-    vec![(u64::MAX, 0); CACHE]
-}
-
-#[inline]
-fn cache_slot(value: u64) -> usize {
-    (value.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % CACHE
 }
 
 const RECENT: usize = 64;
@@ -172,14 +138,7 @@ fn no_recent() -> Vec<(u64, u64)> {
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens {
-            ring: VecDeque::new(),
-            base: 0,
-            by_value: ValueTable::new(0),
-            soon: Soon::new(),
-            recent: no_recent(),
-            cache: no_cache(),
-        }
+        Tokens { ring: VecDeque::new(), base: 0, soon: Soon::new(), recent: no_recent() }
     }
 
     /// A value for a transaction estimated to finish at `estimate` (at or after the clock,
@@ -209,40 +168,23 @@ impl Tokens {
         self.soon.taken(v, self.base, self.ring.len())
     }
 
-    /// The kept transaction with value `v`, from the table.
-    #[inline]
-    fn lookup(&self, v: u64) -> Option<u64> {
-        let ring = &self.ring;
-        self.by_value.get(v, self.base, ring.len(), |i| ring[i].value)
-    }
-
     /// Keep `t` (its value from `unique_value` at clock `now`); returns its id.
     pub fn push(&mut self, t: Tok, now: u64) -> u64 {
         let id = self.base + self.ring.len() as u64;
-        let grow = self.by_value.push(t.value, id, self.base, self.ring.len());
         let soon = self.soon.insert(t.value, id, now, self.base, self.ring.len());
-        self.cache[cache_slot(t.value)] = (t.value, id);
         self.ring.push_back(t);
-        if grow {
-            self.by_value = self.by_value.grown(self.base, self.ring.iter().map(|t| t.value));
-        }
         if let Inserted::Rebuild { buckets } = soon {
             self.soon = Soon::rebuilt(buckets, now, self.base, self.ring.iter().map(|t| t.value));
         }
         id
     }
 
-    /// The transaction `value` was handed out for, if it is still kept.
+    /// The transaction `d` names, if it names one that is still kept (its id, `d.1`).
+    /// The estimate must match too: a `Done` from before a transaction was forgotten is
+    /// never taken for another one.
     #[inline]
-    pub fn find(&self, value: u64) -> Option<u64> {
-        if value & 1 == 0 {
-            return None;
-        }
-        let (v, id) = self.cache[cache_slot(value)];
-        if v == value && id >= self.base {
-            return Some(id);
-        }
-        self.lookup(value)
+    pub fn named(&self, d: Done) -> Option<&Tok> {
+        self.find_id(d.1).filter(|t| t.value == d.0)
     }
 
     /// Transaction `id`, if still kept.
@@ -300,8 +242,13 @@ mod tests {
         Tok { background: true, ..Tok::pending(value, 0, 0) }
     }
 
+    /// Does `Done` (`v`, `id`) name a kept transaction?
+    fn names(t: &Tokens, v: u64, id: u64) -> bool {
+        t.named(Done::named(v, id)).is_some()
+    }
+
     #[test]
-    fn values_name_their_transaction_and_nothing_else() {
+    fn values_are_odd_unique_and_name_their_transaction_and_nothing_else() {
         let mut t = Tokens::new();
         let v = t.unique_value(10, 0);
         let a = t.push(tok(v), 0);
@@ -310,15 +257,15 @@ mod tests {
         let b = t.push(tok(v), 0);
         let bv = t.get(b).value;
         assert!(bv % 2 == 1 && bv > 11 && bv <= 11 + 2050, "a value already kept moves on, within 2 us: {bv}");
-        assert_eq!(t.find(11), Some(a));
-        assert_eq!(t.find(bv), Some(b));
-        assert_eq!(t.find(bv + 2), None, "a value with something added is a time, not a dependency");
-        assert_eq!(t.find(12), None, "an even time is never a value");
+        assert!(names(&t, 11, a) && names(&t, bv, b));
+        assert!(!names(&t, bv + 2, b), "a value with something added is a time, not a dependency");
+        assert!(!names(&t, 11, b), "an id with another's value names nothing");
+        assert!(t.named(Done::at(11)).is_none(), "a plain time never names a transaction");
         assert_eq!(t.id_of(a as u32), a);
         // A later transaction may be estimated to finish earlier: values need not rise.
         let v = t.unique_value(4, 0);
         let c = t.push(tok(v), 0);
-        assert_eq!(t.find(5), Some(c));
+        assert!(names(&t, 5, c));
     }
 
     #[test]
@@ -336,14 +283,12 @@ mod tests {
         t.trim();
         assert_eq!(t.len(), KEEP);
         // Ids 0..10 (values 3..=21) were the oldest finished ones beyond KEEP.
-        assert_eq!(t.find(2 * 10 + 1), None, "forgotten");
-        let id = t.find(2 * 11 + 1).unwrap();
-        assert_eq!((id, t.get(id).value), (10, 23));
-        assert_eq!(t.id_of(id as u32), id);
-        // A forgotten value (still in the map until a sweep) is free again, and names its
-        // new transaction once handed out.
+        assert!(!names(&t, 21, 9), "forgotten");
+        assert!(names(&t, 23, 10));
+        assert_eq!(t.id_of(10), 10);
+        // A forgotten value is free again, and names only its new transaction once handed out.
         assert_eq!(t.unique_value(20, 0), 21, "a forgotten value is not taken");
         let again = t.push(tok(21), 0);
-        assert_eq!(t.find(21), Some(again));
+        assert!(names(&t, 21, again) && !names(&t, 21, 9));
     }
 }

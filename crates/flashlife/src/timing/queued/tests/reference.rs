@@ -58,7 +58,7 @@ fn one_transaction_at_a_time_completes_exactly_as_reservation_books_it() {
         for token in 0..4000 {
             let tx = random_tx(&mut rng, DIE_CHANNEL.len() as u32);
             let ready = q.now() + rng.gen_range(0..20_000);
-            let want = res.submit(&tx, Done(ready)).0;
+            let want = res.submit(&tx, Done::at(ready)).0;
             q.submit(&tx, ready, token);
             let out = drain(&mut q);
             assert_eq!(out.len(), 1);
@@ -88,7 +88,7 @@ fn fifo_equals_reservation_with_many_in_flight_on_dies_with_their_own_channels()
     for token in 0..3000 {
         let tx = random_tx(&mut rng, 2);
         ready += rng.gen_range(0..200_000);
-        want.push(res.submit(&tx, Done(ready)).0);
+        want.push(res.submit(&tx, Done::at(ready)).0);
         q.submit(&tx, ready, token);
     }
     let out = drain(&mut q);
