@@ -81,13 +81,32 @@ fn closed_loop_block_drive_matches_full_timing() {
 /// soft threshold's cleaning is stepped as the dies have room and fast-forward cleans at once,
 /// so the GC differs (`docs/performance.md`, "Where the approximation fails"); the host's
 /// work is the same.
+///
+/// Which flash work runs when then depends on time, so each seed is another draw of both
+/// runs, and a 95% interval may miss the full run's figure on any one of them: over seeds
+/// 1-12, before and after `Done` carried its transaction's id (2026-11-30), the mean was
+/// inside at 22 of 24, the p99 at 21 of 24. One seed passing or failing says little (seed 1,
+/// alone here before that day, had its p99 just outside after it); six seeds with four or
+/// more inside pass 97% of the time at the p99's measured coverage and 7% of the time were
+/// it 30%.
 #[test]
 fn closed_loop_under_the_queued_scheduler_matches_full_timing() {
-    let sets = ["run.until=\"writes:20dw\"", "run.progress=\"off\"", "ftl.allocation=\"rotation\""];
-    let (full, sampled) = both("tiny", &sets);
-    assert_within(&full, &sampled, "queued");
-    let host = |o: &RunOutput| (o.summary.host.write_requests, o.summary.flash.page_programs_by_cause.get(Cause::Host));
-    assert_eq!(host(&full), host(&sampled), "the same host writes and host programs");
+    let (mut mean_in, mut p99_in, mut seen) = (0, 0, Vec::new());
+    for seed in 1..=6 {
+        let seed = format!("seed={seed}");
+        let sets = ["run.until=\"writes:20dw\"", "run.progress=\"off\"", "ftl.allocation=\"rotation\"", &seed];
+        let (full, sampled) = both("tiny", &sets);
+        let host =
+            |o: &RunOutput| (o.summary.host.write_requests, o.summary.flash.page_programs_by_cause.get(Cause::Host));
+        assert_eq!(host(&full), host(&sampled), "{seed}: the same host writes and host programs");
+        assert_eq!(full.summary.latency_us.read.count, 0, "a write-only run: 'all' is the writes");
+        let s = sampled.summary.sampling.as_ref().expect("a sampled run has a sampling section");
+        let (f, est) = (&full.summary.latency_us.all, &s.estimate.all);
+        mean_in += usize::from(est.mean.contains(f.mean));
+        p99_in += usize::from(est.p99.contains(f.p99));
+        seen.push(format!("{seed}: mean {} in {:?}, p99 {} in {:?}", f.mean, est.mean, f.p99, est.p99));
+    }
+    assert!(mean_in >= 4 && p99_in >= 4, "mean covered {mean_in} of 6, p99 {p99_in} of 6:\n{}", seen.join("\n"));
 }
 
 /// With foreground cleaning (`gc.mode`) nothing steps, timed or not, so no decision depends on

@@ -60,7 +60,7 @@ impl Device {
                 break;
             }
             // Idle detection works in plain time; the step waits for its window's start.
-            let start = self.core.sched.plain(start);
+            let start = Done::at(start);
             let end = self.policy.background_step(&mut self.core, start).as_time();
             if end > t {
                 self.core.stats.migration_preemptions += 1;
@@ -79,7 +79,7 @@ impl Device {
         match self.policy.next_background(&mut self.core) {
             Some(d) if d == die => {
                 // Idle detection works in plain time: the timeout's end is one.
-                let due = self.core.sched.plain(since.saturating_add(self.policy.idle_timeout_ns()));
+                let due = Done::at(since.saturating_add(self.policy.idle_timeout_ns()));
                 let start = now.max(due).max(self.last_step);
                 self.last_step = self.policy.background_step(&mut self.core, start);
                 true

@@ -102,7 +102,7 @@ impl Ftl {
             }
         }
         // The idle window opens at a plain time, which the settled work waits for.
-        self.settle(self.sched.plain(from));
+        self.settle(Done::at(from));
     }
 
     /// A job for `plane`'s next victim: the baseline's ([`SteppedCleaner::next_victim`]), or

@@ -4,6 +4,7 @@
 //! the scheduler asks for (`feed_background`).
 
 use crate::error::{Error, Result};
+use crate::timing::Done;
 use crate::workload::{HostRequest, IoKind};
 
 use super::Simulator;
@@ -77,7 +78,7 @@ impl Simulator {
         }
         // The request's issue time, which its first transaction waits for; its completion
         // comes back from the scheduler (`Finished`), not from these values.
-        let issued = self.ftl.scheduler().plain(issue);
+        let issued = Done::at(issue);
         let transfer_after = match req.kind {
             IoKind::Write => {
                 let data_in = self.ftl.host_transfer(issued, req.size);
@@ -111,7 +112,7 @@ impl Simulator {
             let now = ev.now();
             let Some(die) = ev.background_wanted() else { return };
             // The scheduler's clock: the step's work waits for nothing earlier.
-            let now = self.ftl.scheduler().plain(now);
+            let now = Done::at(now);
             let more = self.ftl.step_cleaning(die, now);
             if let Some(ev) = self.ftl.scheduler_mut().events() {
                 ev.background_stepped(die, more);

@@ -10,9 +10,8 @@
 /// [`Done::at`], for work that waits for a plain time rather than for other work (a request's
 /// issue time in the run loop, an idle window's start found by idle detection). No caller
 /// can add a duration to one: every duration is the timing layer's. Under the reservation scheduler
-/// it holds the time the work completes; under the queued one an estimate of that time (odd,
-/// unique among the transactions kept, `queued_drive/tokens.rs`) and the id of the
-/// transaction it *names*, which the scheduler reads back when the `Done` is passed on as a
+/// it holds the time the work completes; under the queued one an estimate of that time
+/// (`queued_drive/tokens.rs`) and the id of the transaction it *names*, which the scheduler reads back when the `Done` is passed on as a
 /// dependency: no look-up by value. Arithmetic on it would be wrong, not just untidy: a time
 /// with something added names nothing.
 ///
@@ -74,11 +73,13 @@ impl Done {
 
     /// Whichever of `a` and `b` completes later: work after both waits for it. The one with
     /// the later time (the queued scheduler's times are estimates, so it keeps the one
-    /// estimated to finish later; its estimates are unique, so equal times name the same
-    /// transaction or one of them is a plain time, and the one naming a transaction is kept).
+    /// estimated to finish later). At equal times, one naming a transaction before a plain
+    /// time, and of two transactions the one submitted later (larger id): the one more likely
+    /// to have queued behind the other.
     #[inline]
     pub fn later(a: Done, b: Done) -> Done {
-        if a.0 > b.0 || (a.0 == b.0 && a.1 != Done::NO_ID) {
+        // `NO_ID + 1` wraps to 0: a plain time ranks below every transaction.
+        if (a.0, a.1.wrapping_add(1)) >= (b.0, b.1.wrapping_add(1)) {
             a
         } else {
             b
@@ -119,6 +120,10 @@ mod tests {
         // A plain time equal to an estimate: the transaction is what work after both waits for.
         assert_eq!(Done::later(Done::at(1_001), named), named);
         assert_eq!(Done::later(named, Done::at(1_001)), named);
+        // Two transactions estimated at one instant: the later submitted.
+        let (first, second) = (Done::named(1_001, 4), Done::named(1_001, 9));
+        assert_eq!(Done::later(first, second), second);
+        assert_eq!(Done::later(second, first), second);
     }
 
     #[test]

@@ -171,14 +171,6 @@ pub trait Scheduler: Send {
     /// Book `tx`, which may start after `after`; returns its completion.
     fn submit(&mut self, tx: &Transaction, after: Done) -> Done;
 
-    /// Time `t` as a [`Done`] that names no transaction: what a caller outside the FTL's
-    /// chains of work (the run loop's issue instant, an idle window's start) hands to
-    /// `submit`. Here a completion is its time; a scheduler whose completions are names
-    /// rather than times (the queued one) makes sure the time cannot be read as one.
-    fn plain(&self, t: u64) -> Done {
-        Done::at(t)
-    }
-
     /// Is timing on? Off (fast-forward, e.g. preconditioning), every transaction completes
     /// when it may start.
     fn timing(&self) -> bool;

@@ -28,7 +28,6 @@
 //!   the reservation scheduler, and the engine is not touched.
 
 mod pool;
-mod soon;
 mod stock;
 mod summary;
 mod tokens;
@@ -200,24 +199,21 @@ impl QueuedScheduler {
             }
         }
         let cost = self.engine.cost_ns(tx);
-        let value = self.tokens.unique_value(base.max(now) + cost, now);
+        let value = base.max(now) + cost;
         let on_host = tx.on_host_path();
         let host = on_host && tx.op.uses_die();
         let stock = !on_host && tx.op.uses_die();
         if stock {
             self.stock.submitted(tx.die);
         }
-        let id = self.tokens.push(
-            Tok {
-                request,
-                host_backlog_ns: if host { cost } else { 0 },
-                background: !on_host,
-                owes_erase: tx.op == Op::Erase && !on_host,
-                stock,
-                ..Tok::pending(value, tx.die, self.urgency[tx.die as usize].epoch)
-            },
-            now,
-        );
+        let id = self.tokens.push(Tok {
+            request,
+            host_backlog_ns: if host { cost } else { 0 },
+            background: !on_host,
+            owes_erase: tx.op == Op::Erase && !on_host,
+            stock,
+            ..Tok::pending(value, tx.die, self.urgency[tx.die as usize].epoch)
+        });
         self.counts.transactions += 1;
         if host {
             self.host_backlog_ns[tx.die as usize] += cost;
@@ -278,10 +274,9 @@ impl QueuedScheduler {
                 Err(t) => ready = ready.max(t),
             }
         }
-        let value = self.tokens.unique_value(inputs[0].0 .0.max(inputs[1].0 .0).max(now), now);
+        let value = inputs[0].0 .0.max(inputs[1].0 .0).max(now);
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
-        let id =
-            self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) }, now);
+        let id = self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) });
         self.dispatch(Parked { tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
         Done::named(value, id)
     }
@@ -451,17 +446,6 @@ impl Scheduler for QueuedScheduler {
         }
         let request = if tx.on_host_path() && !self.detached { self.current } else { NONE };
         self.submit_for(tx, after, request)
-    }
-
-    /// Transactions' values are odd (`tokens.rs`), so an even time names none. An odd `t`
-    /// equal to a kept transaction's value would be read as that transaction: the host's
-    /// request issued at that instant would wait for it (or for its finish, if later). Found
-    /// on random reads at queue depth 8: every new read issued at the instant a late read's
-    /// estimate fell due waited for it, and the reads of all four dies ran one at a time
-    /// (6,271 IOPS against reservation's 17,825). One nanosecond earlier changes nothing a
-    /// transaction waits for: it is never ready before the clock.
-    fn plain(&self, t: u64) -> Done {
-        Done::at(t & !1)
     }
 
     fn timing(&self) -> bool {

@@ -1,20 +1,20 @@
-//! The transactions the queued scheduler keeps, and the values it hands out for them.
+//! The transactions the queued scheduler keeps, by id.
 //!
 //! The FTL holds completions as `Done`, joins them with `Done::later` and threads them into
 //! later submissions as "after this". The queued scheduler cannot say when a transaction
-//! completes at submission, so its `Done` carries the transaction's id and an estimate of its
-//! completion (its input's estimate or the clock, plus its own uncontended cost), made odd
-//! and, if another kept transaction already has it, moved on by 2 ns until it is unique. The
-//! estimate stays meaningful as a time for the FTL's own use (a block's open time, a page's
-//! age) and orders two completions in `Done::later`: unique, so equal estimates are one
-//! transaction. A later submission's `after` names a dependency on its id while that is kept
-//! and its estimate matches; anything else (an arrival time, an idle window's start, work
-//! forgotten) is a plain time.
+//! completes at submission, so its `Done` carries the transaction's id and an *estimate* of
+//! its completion: its input's estimate or the clock, plus its own uncontended cost. The
+//! estimate is a time for the FTL's own use (a block's open time, a page's age) and orders two
+//! completions in `Done::later`; the id is what a later submission's `after` names: a
+//! dependency while that transaction is kept and its estimate matches, a plain time
+//! otherwise (an arrival time, an idle window's start, work forgotten).
 //!
-//! Values are not forced to rise with submission order: one long chain of dependent work
-//! (a failed block's pages moved one after another) would otherwise drag every later value,
-//! related or not, as far ahead, and an old value read back as a time would then hold its
-//! dependant back by the whole chain.
+//! Estimates are not forced to rise with submission order: one long chain of dependent work
+//! (a failed block's pages moved one after another) would otherwise drag every later
+//! estimate, related or not, as far ahead, and an old one read back as a time would then hold
+//! its dependant back by the whole chain. Nor need they be unique: two transactions estimated
+//! to finish at one instant are told apart by their ids. (Until 2026-11-30 a `Done` was the
+//! bare estimate, made odd and unique so that it could be looked up.)
 //!
 //! The ring keeps every transaction still pending and the last `KEEP` finished ones; an id
 //! older than the ring belongs to work finished long ago, whose estimate is no later than its
@@ -23,7 +23,6 @@
 
 use std::collections::VecDeque;
 
-use super::soon::{Inserted, Soon};
 use super::NONE;
 use crate::timing::Done;
 
@@ -88,94 +87,24 @@ impl Tok {
     }
 }
 
-/// Transactions by id, oldest first (ids are consecutive).
+/// Transactions by id, oldest first (ids are consecutive). Checkpoints keep both fields.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Tokens {
     ring: VecDeque<Tok>,
     /// Id of `ring[0]`.
     base: u64,
-    /// The kept values at or after the clock, for the uniqueness check (`soon.rs`): built
-    /// from the ring, so checkpoints do not store it.
-    soon: Soon,
-    /// Recent estimates and the last value handed out for each: a burst of transactions
-    /// with one estimate (a victim's page reads, decided at one instant) starts probing
-    /// where the previous one ended instead of walking the whole burst again.
-    recent: Vec<(u64, u64)>,
-}
-
-/// The checkpoint's form: the ring and its base (the rest is built from them).
-#[derive(serde::Serialize)]
-struct Stored<'a> {
-    ring: &'a VecDeque<Tok>,
-    base: u64,
-}
-
-#[derive(serde::Deserialize)]
-struct Restored {
-    ring: VecDeque<Tok>,
-    base: u64,
-}
-
-impl serde::Serialize for Tokens {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Stored { ring: &self.ring, base: self.base }.serialize(s)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Tokens {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Restored { ring, base } = Restored::deserialize(d)?;
-        // Every kept value, whatever the clock: a superset of those at or after it.
-        let soon = Soon::rebuilt(0, 0, base, ring.iter().map(|t| t.value));
-        Ok(Tokens { ring, base, soon, recent: no_recent() })
-    }
-}
-
-const RECENT: usize = 64;
-
-fn no_recent() -> Vec<(u64, u64)> {
-    vec![(u64::MAX, 0); RECENT]
 }
 
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0, soon: Soon::new(), recent: no_recent() }
+        Tokens { ring: VecDeque::new(), base: 0 }
     }
 
-    /// A value for a transaction estimated to finish at `estimate` (at or after the clock,
-    /// `now`): odd, and no kept transaction's.
+    /// Keep `t`; returns its id.
     #[inline]
-    pub fn unique_value(&mut self, estimate: u64, now: u64) -> u64 {
-        debug_assert!(estimate >= now);
-        let slot = (estimate.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % RECENT;
-        let (seen, last) = self.recent[slot];
-        let mut v = if seen == estimate { last + 2 } else { estimate | 1 };
-        if self.taken(v) {
-            // Taken (a dense run of values from other estimates): jump a pseudo-random even
-            // step of up to 2 us from the id, so that runs do not have to be walked.
-            let id = self.base + self.ring.len() as u64;
-            v += 2 * (1 + (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54));
-            while self.taken(v) {
-                v += 2;
-            }
-        }
-        self.recent[slot] = (estimate, v);
-        v
-    }
-
-    /// Does a kept transaction have value `v` (at or after the clock)?
-    #[inline]
-    fn taken(&self, v: u64) -> bool {
-        self.soon.taken(v, self.base, self.ring.len())
-    }
-
-    /// Keep `t` (its value from `unique_value` at clock `now`); returns its id.
-    pub fn push(&mut self, t: Tok, now: u64) -> u64 {
+    pub fn push(&mut self, t: Tok) -> u64 {
         let id = self.base + self.ring.len() as u64;
-        let soon = self.soon.insert(t.value, id, now, self.base, self.ring.len());
         self.ring.push_back(t);
-        if let Inserted::Rebuild { buckets } = soon {
-            self.soon = Soon::rebuilt(buckets, now, self.base, self.ring.iter().map(|t| t.value));
-        }
         id
     }
 
@@ -248,23 +177,16 @@ mod tests {
     }
 
     #[test]
-    fn values_are_odd_unique_and_name_their_transaction_and_nothing_else() {
+    fn a_done_names_its_transaction_and_nothing_else() {
         let mut t = Tokens::new();
-        let v = t.unique_value(10, 0);
-        let a = t.push(tok(v), 0);
-        assert_eq!(t.get(a).value, 11, "values are odd");
-        let v = t.unique_value(11, 0);
-        let b = t.push(tok(v), 0);
-        let bv = t.get(b).value;
-        assert!(bv % 2 == 1 && bv > 11 && bv <= 11 + 2050, "a value already kept moves on, within 2 us: {bv}");
-        assert!(names(&t, 11, a) && names(&t, bv, b));
-        assert!(!names(&t, bv + 2, b), "a value with something added is a time, not a dependency");
-        assert!(!names(&t, 11, b), "an id with another's value names nothing");
+        let a = t.push(tok(11));
+        let b = t.push(tok(11));
+        assert!(names(&t, 11, a) && names(&t, 11, b), "one estimate, two transactions, each named");
+        assert!(!names(&t, 13, b), "an estimate with something added is a time, not a dependency");
         assert!(t.named(Done::at(11)).is_none(), "a plain time never names a transaction");
         assert_eq!(t.id_of(a as u32), a);
-        // A later transaction may be estimated to finish earlier: values need not rise.
-        let v = t.unique_value(4, 0);
-        let c = t.push(tok(v), 0);
+        // A later transaction may be estimated to finish earlier: estimates need not rise.
+        let c = t.push(tok(5));
         assert!(names(&t, 5, c));
     }
 
@@ -272,8 +194,7 @@ mod tests {
     fn finished_work_is_forgotten_oldest_first_but_pending_work_never() {
         let mut t = Tokens::new();
         for v in 1..=(KEEP as u64 + 10) {
-            let u = t.unique_value(2 * v, 0);
-            t.push(tok(u), 0);
+            t.push(tok(2 * v + 1));
         }
         t.trim();
         assert_eq!(t.len(), KEEP + 10, "pending transactions are kept");
@@ -282,13 +203,12 @@ mod tests {
         }
         t.trim();
         assert_eq!(t.len(), KEEP);
-        // Ids 0..10 (values 3..=21) were the oldest finished ones beyond KEEP.
+        // Ids 0..10 (estimates 3..=21) were the oldest finished ones beyond KEEP.
         assert!(!names(&t, 21, 9), "forgotten");
         assert!(names(&t, 23, 10));
         assert_eq!(t.id_of(10), 10);
-        // A forgotten value is free again, and names only its new transaction once handed out.
-        assert_eq!(t.unique_value(20, 0), 21, "a forgotten value is not taken");
-        let again = t.push(tok(21), 0);
+        // A new transaction with a forgotten one's estimate is named by its own id only.
+        let again = t.push(tok(21));
         assert!(names(&t, 21, again) && !names(&t, 21, 9));
     }
 }
