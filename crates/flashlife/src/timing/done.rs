@@ -11,9 +11,9 @@
 /// issue time in the run loop, an idle window's start found by idle detection). No caller
 /// can add a duration to one: every duration is the timing layer's. Under the reservation scheduler
 /// it holds the time the work completes; under the queued one an estimate of that time
-/// (`queued_drive/tokens.rs`) and the id of the transaction it *names*, which the scheduler reads back when the `Done` is passed on as a
-/// dependency: no look-up by value. Arithmetic on it would be wrong, not just untidy: a time
-/// with something added names nothing.
+/// (`queued_drive/tokens.rs`) and the id of the transaction it *names*, which the scheduler
+/// reads back when the `Done` is passed on as a dependency. Arithmetic on it would be wrong,
+/// not just untidy: a time with something added names nothing.
 ///
 /// What the layers above may do with one:
 ///

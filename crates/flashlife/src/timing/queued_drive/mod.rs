@@ -252,7 +252,7 @@ impl QueuedScheduler {
     /// stands for a pending background input, and for its die: host work waiting for the
     /// join waits on background work there, which then goes first (a write-back buffer's
     /// page waiting for the space of a failed page whose retry is background work).
-    /// `inputs` are the two values with what they name (`pending_or_time`, looked up once by
+    /// `inputs` are the two completions with what they name (`pending_or_time`, read once by
     /// the caller).
     fn submit_join(&mut self, inputs: [(Done, Result<u64, u64>); 2]) -> Done {
         let now = self.engine.now();
