@@ -72,8 +72,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// long-read counter keeps a count per `reliability.read_thresholds_us`; 25: the time series
 /// of a drive whose blocks drop a bit per cell keeps its modes per row (`ModeRow`); 26: a
 /// `Done` carries the id of the transaction it names, and the queued scheduler no longer
-/// stores a map from values to transactions.
-pub const FORMAT_VERSION: u32 = 26;
+/// stores a map from values to transactions; 27: a transaction parked in the queued scheduler
+/// keeps its array and channel times, worked out once at submission.
+pub const FORMAT_VERSION: u32 = 27;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

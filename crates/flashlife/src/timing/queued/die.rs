@@ -222,11 +222,16 @@ impl Queued {
             Phase::Out | Phase::Program | Phase::Erase => {
                 let r = die.cur;
                 let c = die.channel;
+                let read = die.phase == Phase::Out;
                 self.close(d);
                 self.complete(r, now, out);
                 self.mark_die(d);
-                // A read's transfer has just ended: the bus is free for whoever waits.
-                self.mark_channel(c);
+                if read {
+                    // A read's transfer has just ended: the bus is free for whoever waits. (A
+                    // program's data crossed before its array phase; whoever waited for the bus
+                    // then has an event at its freeing.)
+                    self.mark_channel(c);
+                }
             }
             Phase::Suspending => {
                 self.close(d);

@@ -11,7 +11,7 @@ use super::die::Phase;
 use super::events::{Event, Kind};
 use super::policy::Class;
 use super::slab::{Fifo, Rec, NONE};
-use super::{Completion, Queued};
+use super::{Completion, Costs, Queued};
 use crate::timing::{Op, Transaction};
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -63,10 +63,16 @@ impl Queued {
         }
     }
 
-    pub(super) fn submit_rec(&mut self, tx: &Transaction, ready_at: u64, token: u32, high: bool) {
+    /// [`Queued::costs`] as a record holds them.
+    #[inline]
+    pub(super) fn record_costs(&self, tx: &Transaction) -> Costs {
         let (array_ns, xfer_ns) = self.costs(tx);
         let narrow = |ns: u64| u32::try_from(ns).expect("an operation of more than 4.29 s");
-        let (array_ns, xfer_ns) = (narrow(array_ns), narrow(xfer_ns));
+        Costs { array_ns: narrow(array_ns), xfer_ns: narrow(xfer_ns) }
+    }
+
+    pub(super) fn submit_rec(&mut self, tx: &Transaction, costs: Costs, ready_at: u64, token: u32, high: bool) {
+        let Costs { array_ns, xfer_ns } = costs;
         let ready = ready_at.max(self.now);
         let rec = Rec {
             op: tx.op,
@@ -158,36 +164,37 @@ impl Queued {
 
     /// Record `r` is ready: into its die's class queue (or the link's).
     fn arrive(&mut self, r: u32) {
-        let rec = self.slab[r];
-        if rec.op == Op::HostTransfer {
+        let rec = &self.slab[r];
+        let (op, die, class, array_ns) = (rec.op, rec.die, rec.class, rec.array_ns);
+        if op == Op::HostTransfer {
             self.link.q.push(&mut self.slab, r);
             self.link.dirty = true;
             return;
         }
-        if matches!(rec.op, Op::Encode | Op::Dram | Op::Join) {
+        if matches!(op, Op::Encode | Op::Dram | Op::Join) {
             // The controller's encoder or its DRAM: a delay that waits for no resource (the
             // DRAM's bandwidth is far above the flash's, as under the reservation scheduler);
             // a join, none at all.
             self.slab[r].start = self.now;
-            self.events.push(self.now + rec.array_ns as u64, r, Kind::Delayed);
+            self.events.push(self.now + array_ns as u64, r, Kind::Delayed);
             return;
         }
         self.arrivals += 1;
-        let bg_mark = self.bg_clock(rec.die);
-        let watched_mark = self.watched_clock(rec.die);
+        let bg_mark = self.bg_clock(die);
+        let watched_mark = self.watched_clock(die);
         let rm = &mut self.slab[r];
         rm.arrival = self.arrivals;
         rm.bg_mark = bg_mark;
         // `start` is set when the record starts; until then it holds this mark (see `Rec`).
         rm.start = watched_mark;
-        let len = self.queues.len(rec.die, rec.class);
-        self.counters.depth(rec.die, rec.class, len, len + 1, self.now);
+        let len = self.queues.len(die, class);
+        self.counters.depth(die, class, len, len + 1, self.now);
         if self.high.get(r) {
-            self.queues.push_high(&mut self.slab, rec.die, rec.class, r);
+            self.queues.push_high(&mut self.slab, die, class, r);
         } else {
-            self.queues.push(&mut self.slab, rec.die, rec.class, r);
+            self.queues.push(&mut self.slab, die, class, r);
         }
-        self.mark_die(rec.die);
+        self.mark_die(die);
     }
 
     /// Die `d`'s time spent on background work so far.
@@ -201,6 +208,10 @@ impl Queued {
     /// Die `d`'s time spent on background work of the watched cause so far (`Queued::watch`).
     #[inline]
     pub(super) fn watched_clock(&self, d: u32) -> u64 {
+        if self.watched.is_none() {
+            // Nothing is watched, and never was (`watch` is for good): no die has run any.
+            return 0;
+        }
         let die = &self.dies[d as usize];
         let open = if die.watched_since == u64::MAX { 0 } else { self.now - die.watched_since };
         self.counters.die_watched_busy[d as usize] + open

@@ -107,6 +107,21 @@ pub struct Completion {
     pub behind_background_ns: u64,
 }
 
+/// A transaction's uncontended times, ns: array (or link, or delay) and channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Costs {
+    pub array_ns: u32,
+    pub xfer_ns: u32,
+}
+
+impl Costs {
+    /// The two together: the transaction's time with nothing in its way.
+    #[inline]
+    pub fn total(self) -> u64 {
+        self.array_ns as u64 + self.xfer_ns as u64
+    }
+}
+
 /// Program/erase suspension parameters. A read suspends an operation only in its array
 /// phase, with at least the minimum remaining, fewer than `max_per_operation` times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -252,19 +267,32 @@ impl Queued {
     /// Hand over `tx`, which may start at `ready_at` (or now, if that is earlier); `token`
     /// comes back in its completion.
     pub fn submit(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
-        self.submit_rec(tx, ready_at, token, false);
+        let costs = self.record_costs(tx);
+        self.submit_rec(tx, costs, ready_at, token, false);
     }
 
     /// [`Queued::submit`] for a high-priority flow's transaction (`high`): in its die's class
     /// queue it waits behind earlier high-priority work only, ahead of all normal work.
     pub fn submit_prioritised(&mut self, tx: &Transaction, ready_at: u64, token: u32, high: bool) {
-        self.submit_rec(tx, ready_at, token, high);
+        let costs = self.record_costs(tx);
+        self.submit_rec(tx, costs, ready_at, token, high);
+    }
+
+    /// [`Queued::submit_prioritised`] with `costs` already known ([`Queued::tx_costs`]): a
+    /// caller that needs them first (for an estimate) does not have them worked out twice.
+    pub fn submit_costed(&mut self, tx: &Transaction, costs: Costs, ready_at: u64, token: u32, high: bool) {
+        self.submit_rec(tx, costs, ready_at, token, high);
     }
 
     /// How long `tx` takes with nothing in its way (array or link time plus channel time).
     pub fn cost_ns(&self, tx: &Transaction) -> u64 {
         let (array, xfer) = self.costs(tx);
         array + xfer
+    }
+
+    /// `tx`'s array (or link) time and channel time, uncontended, as the engine keeps them.
+    pub fn tx_costs(&self, tx: &Transaction) -> Costs {
+        self.record_costs(tx)
     }
 
     /// When the next event is due, if anything is in flight.

@@ -38,7 +38,7 @@ mod tests;
 pub use summary::SchedulerSummary;
 
 use crate::stats::timeseries::SchedTotals;
-use crate::timing::queued::{Class, Completion, GcRatio, Queued};
+use crate::timing::queued::{Class, Completion, Costs, GcRatio, Queued};
 use crate::timing::{Done, EventDriven, Finished, Op, Scheduler, Transaction, Utilisation, Wait};
 use pool::Pool;
 use stock::Stock;
@@ -51,6 +51,8 @@ const NO_TOKEN: u64 = u64::MAX;
 #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Parked {
     tx: Transaction,
+    /// Its times, worked out once at submission.
+    costs: Costs,
     id: u64,
     /// Its own earliest start (its `after` when that was a time).
     ready: u64,
@@ -198,7 +200,8 @@ impl QueuedScheduler {
                 }
             }
         }
-        let cost = self.engine.cost_ns(tx);
+        let costs = self.engine.tx_costs(tx);
+        let cost = costs.total();
         let value = base.max(now) + cost;
         let on_host = tx.on_host_path();
         let host = on_host && tx.op.uses_die();
@@ -230,7 +233,10 @@ impl QueuedScheduler {
                 self.reconsider(tx.die);
             }
         }
-        self.dispatch(Parked { tx: *tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
+        self.dispatch(
+            Parked { tx: *tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE },
+            dep,
+        );
         Done::named(value, id)
     }
 
@@ -277,7 +283,8 @@ impl QueuedScheduler {
         let value = inputs[0].0 .0.max(inputs[1].0 .0).max(now);
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
         let id = self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) });
-        self.dispatch(Parked { tx, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
+        let costs = Costs::default();
+        self.dispatch(Parked { tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
         Done::named(value, id)
     }
 
@@ -288,13 +295,11 @@ impl QueuedScheduler {
                 dep = std::mem::replace(&mut p.then, NO_TOKEN);
             } else {
                 let tok = p.id as u32;
-                if self.prioritised && p.tx.on_host_path() {
+                let high = self.prioritised && p.tx.on_host_path() && {
                     let r = self.tokens.get(p.id).request;
-                    let high = r != NONE && self.requests[r as usize].high;
-                    self.engine.submit_prioritised(&p.tx, p.ready, tok, high);
-                } else {
-                    self.engine.submit(&p.tx, p.ready, tok);
-                }
+                    r != NONE && self.requests[r as usize].high
+                };
+                self.engine.submit_costed(&p.tx, p.costs, p.ready, tok, high);
                 return;
             }
         }
