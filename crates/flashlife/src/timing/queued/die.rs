@@ -331,7 +331,7 @@ impl Queued {
             die_busy_ns: die_busy,
             die_background_busy_ns: die_bg,
             channel_busy_ns: channel_busy,
-            queue_depth: c.depth_stats(now, |d, class| self.queues.len(d, class)),
+            queue_depth: c.depth_stats(now),
             host_behind_background_ns: c.host_behind_bg,
             host_waits_behind_watched: c.host_waits_behind_watched,
             max_host_wait_behind_watched_ns: c.max_host_wait_behind_watched,

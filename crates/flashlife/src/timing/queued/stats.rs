@@ -10,10 +10,13 @@ use super::policy::{Class, CLASSES};
 /// Counters the engine updates as it goes.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Counters {
-    /// Per (die, class): integral of the queue length over time (length x ns), the time
-    /// it was last changed, and its largest value.
-    depth_area: Vec<[u128; CLASSES]>,
-    depth_since: Vec<[u64; CLASSES]>,
+    /// Per class: integral over time of the length of its queues on all dies together
+    /// (length x ns), that length now, and when it last changed. The mean depth is the
+    /// dies' together, so one integral per class is kept, not one per die.
+    depth_area: [u128; CLASSES],
+    depth_total: [u64; CLASSES],
+    depth_since: [u64; CLASSES],
+    /// Per (die, class): its largest queue.
     depth_max: Vec<[u32; CLASSES]>,
     /// The most of each class that waited on any one die since the time series' last row
     /// (`Counters::take_interval_max`).
@@ -38,8 +41,9 @@ pub(super) struct Counters {
 impl Counters {
     pub fn new(dies: usize, channels: usize) -> Self {
         Counters {
-            depth_area: vec![[0; CLASSES]; dies],
-            depth_since: vec![[0; CLASSES]; dies],
+            depth_area: [0; CLASSES],
+            depth_total: [0; CLASSES],
+            depth_since: [0; CLASSES],
             depth_max: vec![[0; CLASSES]; dies],
             interval_max: [0; CLASSES],
             die_busy: vec![0; dies],
@@ -60,8 +64,9 @@ impl Counters {
     #[inline]
     pub fn depth(&mut self, d: u32, c: Class, old: u32, new: u32, now: u64) {
         let (d, c) = (d as usize, c as usize);
-        self.depth_area[d][c] += old as u128 * (now - self.depth_since[d][c]) as u128;
-        self.depth_since[d][c] = now;
+        self.depth_area[c] += self.depth_total[c] as u128 * (now - self.depth_since[c]) as u128;
+        self.depth_since[c] = now;
+        self.depth_total[c] = self.depth_total[c] + new as u64 - old as u64;
         self.depth_max[d][c] = self.depth_max[d][c].max(new);
         self.interval_max[c] = self.interval_max[c].max(new);
     }
@@ -73,16 +78,12 @@ impl Counters {
         std::mem::replace(&mut self.interval_max, longest)
     }
 
-    /// The queue-depth figures as of `now`, given each queue's current length.
-    pub fn depth_stats(&self, now: u64, len: impl Fn(u32, Class) -> u32) -> [DepthStats; CLASSES] {
+    /// The queue-depth figures as of `now`.
+    pub fn depth_stats(&self, now: u64) -> [DepthStats; CLASSES] {
         Class::ALL.map(|c| {
             let ci = c as usize;
-            let mut area = 0u128;
-            let mut max = 0;
-            for d in 0..self.depth_area.len() {
-                area += self.depth_area[d][ci] + len(d as u32, c) as u128 * (now - self.depth_since[d][ci]) as u128;
-                max = max.max(self.depth_max[d][ci]);
-            }
+            let area = self.depth_area[ci] + self.depth_total[ci] as u128 * (now - self.depth_since[ci]) as u128;
+            let max = self.depth_max.iter().map(|m| m[ci]).max().unwrap_or(0);
             DepthStats { mean: if now == 0 { 0.0 } else { area as f64 / now as f64 }, max }
         })
     }

@@ -288,9 +288,11 @@ impl QueuedScheduler {
         Done::named(value, id)
     }
 
-    /// Send `p` to the engine, or park it on `dep` (then on its second dependency).
+    /// Send `p` to the engine, or park it on `dep` (then on its second dependency). `dep` is
+    /// `NO_TOKEN` or pending (callers name only what they found pending).
     fn dispatch(&mut self, mut p: Parked, mut dep: u64) {
-        if dep == NO_TOKEN || !self.pending(dep) {
+        debug_assert!(dep == NO_TOKEN || self.pending(dep));
+        if dep == NO_TOKEN {
             if p.then != NO_TOKEN && self.pending(p.then) {
                 dep = std::mem::replace(&mut p.then, NO_TOKEN);
             } else {

@@ -21,8 +21,6 @@
 //! real completion (each estimate is its inputs' plus an uncontended cost), so reading it as a
 //! time is safe.
 
-use std::collections::VecDeque;
-
 use super::NONE;
 use crate::timing::Done;
 
@@ -87,25 +85,74 @@ impl Tok {
     }
 }
 
-/// Transactions by id, oldest first (ids are consecutive). Checkpoints keep both fields.
-#[derive(serde::Serialize, serde::Deserialize)]
+/// Transactions by id, oldest first (ids are consecutive): a ring of a power-of-two size
+/// indexed by the id's low bits, grown (doubled) when full. Checkpoints store the kept
+/// transactions in order and the oldest one's id.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "TokensData", from = "TokensData")]
 pub(super) struct Tokens {
-    ring: VecDeque<Tok>,
+    buf: Vec<Tok>,
+    /// `buf.len() - 1` (0 while empty).
+    mask: u64,
+    /// Id of the oldest kept transaction.
+    base: u64,
+    /// Id the next transaction gets.
+    next: u64,
+}
+
+/// The stored form of [`Tokens`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TokensData {
+    ring: Vec<Tok>,
     /// Id of `ring[0]`.
     base: u64,
 }
 
+impl From<Tokens> for TokensData {
+    fn from(t: Tokens) -> Self {
+        TokensData { ring: (t.base..t.next).map(|id| *t.get(id)).collect(), base: t.base }
+    }
+}
+
+impl From<TokensData> for Tokens {
+    fn from(d: TokensData) -> Self {
+        let mut t = Tokens { buf: Vec::new(), mask: 0, base: d.base, next: d.base };
+        for tok in d.ring {
+            t.push(tok);
+        }
+        t
+    }
+}
+
 impl Tokens {
     pub fn new() -> Self {
-        Tokens { ring: VecDeque::new(), base: 0 }
+        Tokens { buf: Vec::new(), mask: 0, base: 0, next: 0 }
     }
 
     /// Keep `t`; returns its id.
     #[inline]
     pub fn push(&mut self, t: Tok) -> u64 {
-        let id = self.base + self.ring.len() as u64;
-        self.ring.push_back(t);
+        if self.next - self.base == self.buf.len() as u64 {
+            self.grow();
+        }
+        let id = self.next;
+        self.buf[(id & self.mask) as usize] = t;
+        self.next += 1;
         id
+    }
+
+    /// Double the ring (at least 64), each kept transaction at its id's place in the new one.
+    #[cold]
+    fn grow(&mut self) {
+        let size = (2 * self.buf.len()).max(64);
+        let filler = Tok::pending(0, 0, 0);
+        let mut buf = vec![filler; size];
+        let mask = size as u64 - 1;
+        for id in self.base..self.next {
+            buf[(id & mask) as usize] = self.buf[(id & self.mask) as usize];
+        }
+        self.buf = buf;
+        self.mask = mask;
     }
 
     /// The transaction `d` names, if it names one that is still kept (its id, `d.1`).
@@ -119,17 +166,19 @@ impl Tokens {
     /// Transaction `id`, if still kept.
     #[inline]
     pub fn find_id(&self, id: u64) -> Option<&Tok> {
-        id.checked_sub(self.base).and_then(|i| self.ring.get(i as usize))
+        (id >= self.base && id < self.next).then(|| &self.buf[(id & self.mask) as usize])
     }
 
     #[inline]
     pub fn get(&self, id: u64) -> &Tok {
-        &self.ring[(id - self.base) as usize]
+        debug_assert!(id >= self.base && id < self.next, "transaction {id} is not kept");
+        &self.buf[(id & self.mask) as usize]
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: u64) -> &mut Tok {
-        &mut self.ring[(id - self.base) as usize]
+        debug_assert!(id >= self.base && id < self.next, "transaction {id} is not kept");
+        &mut self.buf[(id & self.mask) as usize]
     }
 
     /// The id of the engine's 32-bit token (ids in the ring span less than 2^32).
@@ -143,15 +192,14 @@ impl Tokens {
         // The front is thousands of records back, long out of cache: ask for the records a
         // few trims ahead (about one is forgotten per transaction), so the check below finds
         // its record in cache.
-        if let Some(ahead) = self.ring.get(TRIM_AHEAD) {
-            crate::cache_hint::prefetch(std::slice::from_ref(ahead), 0);
+        if self.next - self.base > TRIM_AHEAD as u64 {
+            crate::cache_hint::prefetch(&self.buf, ((self.base + TRIM_AHEAD as u64) & self.mask) as usize);
         }
-        while self.ring.len() > KEEP {
-            let f = self.ring.front().expect("non-empty");
+        while self.next - self.base > KEEP as u64 {
+            let f = self.get(self.base);
             if f.finish == PENDING || f.parked != NONE {
                 break;
             }
-            self.ring.pop_front();
             self.base += 1;
         }
     }
@@ -159,7 +207,7 @@ impl Tokens {
     /// Transactions kept (pending ones and recent finished ones).
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.ring.len()
+        (self.next - self.base) as usize
     }
 }
 
@@ -210,5 +258,34 @@ mod tests {
         // A new transaction with a forgotten one's estimate is named by its own id only.
         let again = t.push(tok(21));
         assert!(names(&t, 21, again) && !names(&t, 21, 9));
+    }
+
+    /// Ids keep naming their transactions as the ring wraps, grows and goes through its
+    /// stored form: against a plain list of every transaction pushed.
+    #[test]
+    fn the_ring_wraps_grows_and_round_trips() {
+        let mut t = Tokens::new();
+        let mut all = Vec::new();
+        for round in 0..6u64 {
+            for k in 0..(KEEP as u64 / 2 + 77 * round) {
+                let v = 1000 * round + k;
+                all.push((t.push(tok(v)), v));
+            }
+            // Finish all but the newest few, then forget beyond `KEEP`.
+            let newest = all.len().saturating_sub(5);
+            for &(id, _) in &all[..newest] {
+                if t.find_id(id).is_some() {
+                    t.get_mut(id).finish = 1;
+                }
+            }
+            t.trim();
+            let json = serde_json::to_string(&t).unwrap();
+            t = serde_json::from_str(&json).unwrap();
+            assert!(t.len() <= KEEP + 5);
+            for &(id, v) in &all {
+                let kept = id >= all[all.len() - t.len()].0;
+                assert_eq!(names(&t, v, id), kept, "id {id}");
+            }
+        }
     }
 }
