@@ -233,10 +233,15 @@ impl QueuedScheduler {
                 self.reconsider(tx.die);
             }
         }
-        self.dispatch(
-            Parked { tx: *tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE },
-            dep,
-        );
+        if dep == NO_TOKEN {
+            // Nothing to wait for (and so no second dependency): straight to the engine.
+            self.send(tx, costs, ready, id);
+        } else {
+            self.dispatch(
+                Parked { tx: *tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE },
+                dep,
+            );
+        }
         Done::named(value, id)
     }
 
@@ -288,6 +293,16 @@ impl QueuedScheduler {
         Done::named(value, id)
     }
 
+    /// Hand transaction `id` to the engine, to start no earlier than `ready`.
+    #[inline]
+    fn send(&mut self, tx: &Transaction, costs: Costs, ready: u64, id: u64) {
+        let high = self.prioritised && tx.on_host_path() && {
+            let r = self.tokens.get(id).request;
+            r != NONE && self.requests[r as usize].high
+        };
+        self.engine.submit_costed(tx, costs, ready, id as u32, high);
+    }
+
     /// Send `p` to the engine, or park it on `dep` (then on its second dependency). `dep` is
     /// `NO_TOKEN` or pending (callers name only what they found pending).
     fn dispatch(&mut self, mut p: Parked, mut dep: u64) {
@@ -296,12 +311,7 @@ impl QueuedScheduler {
             if p.then != NO_TOKEN && self.pending(p.then) {
                 dep = std::mem::replace(&mut p.then, NO_TOKEN);
             } else {
-                let tok = p.id as u32;
-                let high = self.prioritised && p.tx.on_host_path() && {
-                    let r = self.tokens.get(p.id).request;
-                    r != NONE && self.requests[r as usize].high
-                };
-                self.engine.submit_costed(&p.tx, p.costs, p.ready, tok, high);
+                self.send(&p.tx, p.costs, p.ready, p.id);
                 return;
             }
         }
