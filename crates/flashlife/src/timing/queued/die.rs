@@ -222,16 +222,13 @@ impl Queued {
             Phase::Out | Phase::Program | Phase::Erase => {
                 let r = die.cur;
                 let c = die.channel;
-                let read = die.phase == Phase::Out;
                 self.close(d);
                 self.complete(r, now, out);
                 self.mark_die(d);
-                if read {
-                    // A read's transfer has just ended: the bus is free for whoever waits. (A
-                    // program's data crossed before its array phase; whoever waited for the bus
-                    // then has an event at its freeing.)
-                    self.mark_channel(c);
-                }
+                // A read's transfer has just ended: the bus is free for whoever waits. (After a
+                // program or an erase too: leaving the channel unmarked then changed the cached
+                // mapping table's benchmark run, docs/performance.md, December 2.)
+                self.mark_channel(c);
             }
             Phase::Suspending => {
                 self.close(d);
