@@ -63,14 +63,6 @@ impl Queued {
         }
     }
 
-    /// [`Queued::costs`] as a record holds them.
-    #[inline]
-    pub(super) fn record_costs(&self, tx: &Transaction) -> Costs {
-        let (array_ns, xfer_ns) = self.costs(tx);
-        let narrow = |ns: u64| u32::try_from(ns).expect("an operation of more than 4.29 s");
-        Costs { array_ns: narrow(array_ns), xfer_ns: narrow(xfer_ns) }
-    }
-
     pub(super) fn submit_rec(&mut self, tx: &Transaction, costs: Costs, ready_at: u64, token: u32, high: bool) {
         let Costs { array_ns, xfer_ns } = costs;
         let ready = ready_at.max(self.now);

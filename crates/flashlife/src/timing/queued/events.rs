@@ -61,7 +61,7 @@ impl Ord for Event {
 /// the usual step, a die's phase end followed at once by its next phase's end, then costs
 /// one sift down instead of a pop (down to a leaf and back up) and a push. The order events
 /// come out in is the same: keys are unique, and the taken one is the least until replaced.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 #[serde(into = "EventsData", from = "EventsData")]
 pub(super) struct Events {
     heap: BinaryHeap<Event>,
@@ -88,12 +88,6 @@ impl From<Events> for EventsData {
 impl From<EventsData> for Events {
     fn from(d: EventsData) -> Self {
         Events { heap: d.heap, seq: d.seq, taken: false }
-    }
-}
-
-impl Clone for Events {
-    fn clone(&self) -> Self {
-        Events { heap: self.heap.clone(), seq: self.seq, taken: self.taken }
     }
 }
 

@@ -267,19 +267,13 @@ impl Queued {
     /// Hand over `tx`, which may start at `ready_at` (or now, if that is earlier); `token`
     /// comes back in its completion.
     pub fn submit(&mut self, tx: &Transaction, ready_at: u64, token: u32) {
-        let costs = self.record_costs(tx);
-        self.submit_rec(tx, costs, ready_at, token, false);
+        self.submit_costed(tx, self.tx_costs(tx), ready_at, token, false);
     }
 
-    /// [`Queued::submit`] for a high-priority flow's transaction (`high`): in its die's class
-    /// queue it waits behind earlier high-priority work only, ahead of all normal work.
-    pub fn submit_prioritised(&mut self, tx: &Transaction, ready_at: u64, token: u32, high: bool) {
-        let costs = self.record_costs(tx);
-        self.submit_rec(tx, costs, ready_at, token, high);
-    }
-
-    /// [`Queued::submit_prioritised`] with `costs` already known ([`Queued::tx_costs`]): a
-    /// caller that needs them first (for an estimate) does not have them worked out twice.
+    /// [`Queued::submit`] with `tx`'s times already worked out ([`Queued::tx_costs`]: a caller
+    /// that needs them first, for an estimate, does not have them worked out twice), and
+    /// `high` for a high-priority flow's transaction: in its die's class queue it waits behind
+    /// earlier high-priority work only, ahead of all normal work.
     pub fn submit_costed(&mut self, tx: &Transaction, costs: Costs, ready_at: u64, token: u32, high: bool) {
         self.submit_rec(tx, costs, ready_at, token, high);
     }
@@ -292,7 +286,9 @@ impl Queued {
 
     /// `tx`'s array (or link) time and channel time, uncontended, as the engine keeps them.
     pub fn tx_costs(&self, tx: &Transaction) -> Costs {
-        self.record_costs(tx)
+        let (array_ns, xfer_ns) = self.costs(tx);
+        let narrow = |ns: u64| u32::try_from(ns).expect("an operation of more than 4.29 s");
+        Costs { array_ns: narrow(array_ns), xfer_ns: narrow(xfer_ns) }
     }
 
     /// When the next event is due, if anything is in flight.
