@@ -73,8 +73,9 @@ const MAGIC: &[u8; 16] = b"FLASHLIFE-CKPT\0\0";
 /// of a drive whose blocks drop a bit per cell keeps its modes per row (`ModeRow`); 26: a
 /// `Done` carries the id of the transaction it names, and the queued scheduler no longer
 /// stores a map from values to transactions; 27: a transaction parked in the queued scheduler
-/// keeps its array and channel times, worked out once at submission.
-pub const FORMAT_VERSION: u32 = 27;
+/// keeps its array and channel times, worked out once at submission; 28: the queued engine
+/// keeps its queue-depth integral as the summed waits of dequeued transactions (Little's law).
+pub const FORMAT_VERSION: u32 = 28;
 
 /// The flashlife version whose state layout a payload uses.
 pub const WRITER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -109,14 +109,7 @@ impl Queued {
     /// read or the resume). `granted`: its channel has just been granted to it.
     pub(super) fn start_next(&mut self, d: u32, granted: bool) {
         if self.dies[d as usize].suspended != NONE {
-            let cap = self.suspension.map_or(0, |s| s.reads_per_suspension);
-            if self.queues.len(d, Class::HostRead) > 0 && self.dies[d as usize].served < cap {
-                self.dies[d as usize].served += 1;
-                let r = self.dequeue(d, Class::HostRead);
-                self.start_sense(d, r);
-            } else {
-                self.resume(d);
-            }
+            self.serve_suspended(d);
             return;
         }
         if self.queues.mask(d) == 0 {
@@ -127,7 +120,9 @@ impl Queued {
         cand.near_reserve = die.urgent_writes && !die.urgent;
         cand.pace = die.pace;
         cand.chores = die.chores;
-        let class = self.policy.pick(&cand, die.credit);
+        // With one class waiting there is nothing to choose.
+        let class =
+            if cand.mask.is_power_of_two() { Class::lowest(cand.mask) } else { self.policy.pick(&cand, die.credit) };
         let head = self.queues.head(d, class);
         let op = self.slab[head].op;
         let c = die.channel;
@@ -154,6 +149,22 @@ impl Queued {
             Op::Read => self.start_sense(d, r),
             Op::Program => self.start_program(d, r),
             _ => self.start_array(d, r, Phase::Erase, self.now, self.slab[r].array_ns as u64),
+        }
+    }
+
+    /// Die `d` (idle) has an operation suspended: a queued host read within the suspension's
+    /// cap, or the resume. Out of line: rare, and kept apart so that the common path's code
+    /// stays small.
+    #[cold]
+    #[inline(never)]
+    fn serve_suspended(&mut self, d: u32) {
+        let cap = self.suspension.map_or(0, |s| s.reads_per_suspension);
+        if self.queues.len(d, Class::HostRead) > 0 && self.dies[d as usize].served < cap {
+            self.dies[d as usize].served += 1;
+            let r = self.dequeue(d, Class::HostRead);
+            self.start_sense(d, r);
+        } else {
+            self.resume(d);
         }
     }
 
@@ -328,7 +339,7 @@ impl Queued {
             die_busy_ns: die_busy,
             die_background_busy_ns: die_bg,
             channel_busy_ns: channel_busy,
-            queue_depth: c.depth_stats(now),
+            queue_depth: c.depth_stats(now, self.queues.open_waits(&self.slab, now)),
             host_behind_background_ns: c.host_behind_bg,
             host_waits_behind_watched: c.host_waits_behind_watched,
             max_host_wait_behind_watched_ns: c.max_host_wait_behind_watched,

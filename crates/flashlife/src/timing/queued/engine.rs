@@ -179,8 +179,7 @@ impl Queued {
         rm.bg_mark = bg_mark;
         // `start` is set when the record starts; until then it holds this mark (see `Rec`).
         rm.start = watched_mark;
-        let len = self.queues.len(die, class);
-        self.counters.depth(die, class, len, len + 1, self.now);
+        self.counters.joined(die, class, self.queues.len(die, class) + 1);
         if self.high.get(r) {
             self.queues.push_high(&mut self.slab, die, class, r);
         } else {
@@ -245,13 +244,13 @@ impl Queued {
     /// it now.
     fn dequeue_after(&mut self, d: u32, class: Class, prev: u32) -> u32 {
         let now = self.now;
-        let len = self.queues.len(d, class);
-        self.counters.depth(d, class, len, len - 1, now);
         let r = if prev == NONE {
             self.queues.pop(&self.slab, d, class)
         } else {
             self.queues.unlink_after(&mut self.slab, d, class, prev)
         };
+        // It joined its queue when it became ready (`arrive`).
+        self.counters.left(class, now - self.slab[r].ready);
         let behind = self.bg_clock(d) - self.slab[r].bg_mark;
         if class != Class::Background {
             self.counters.host_behind_bg += behind;

@@ -48,6 +48,16 @@ impl Class {
     pub(super) fn bit(self) -> u8 {
         1 << self as u8
     }
+
+    /// The first class (in `ALL`'s order) of a non-empty class mask.
+    #[inline]
+    pub(super) fn lowest(mask: u8) -> Class {
+        match mask.trailing_zeros() {
+            0 => Class::HostRead,
+            1 => Class::HostWrite,
+            _ => Class::Background,
+        }
+    }
 }
 
 /// What a policy sees of one die when it picks.
@@ -85,8 +95,9 @@ pub trait Policy: Send {
     /// The name a configuration will select it by.
     fn name(&self) -> &'static str;
 
-    /// The class to serve next among `c.mask` (non-empty). `credit` is this die's state
-    /// kept for the policy (0 at start); `pick` only reads it.
+    /// The class to serve next among `c.mask`, which holds at least two classes (with one,
+    /// the engine serves it without asking). `credit` is this die's state kept for the
+    /// policy (0 at start); `pick` only reads it.
     fn pick(&self, c: &Candidates, credit: u32) -> Class;
 
     /// The die started the head of `class` (chosen by `pick` from `c`): update `credit`.
@@ -222,11 +233,7 @@ impl Policy for Priority {
             }
         }
         // Lowest set bit: host read (bit 0) before host write (bit 1) before background.
-        match c.mask.trailing_zeros() {
-            0 => Class::HostRead,
-            1 => Class::HostWrite,
-            _ => Class::Background,
-        }
+        Class::lowest(c.mask)
     }
 
     /// Credit grows by `background` for each host operation started while background work

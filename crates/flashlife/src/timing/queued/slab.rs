@@ -29,7 +29,7 @@ pub(super) struct Rec {
     pub array_ns: u32,
     /// Channel time of its bytes (likewise).
     pub xfer_ns: u32,
-    /// When it may start (after the clock clamp).
+    /// When it may start (after the clock clamp): when it joins its queue.
     pub ready: u64,
     /// When it got its first resource. Until then, on a die's queue: the die's clock of
     /// watched background work when it arrived (`Queued::watch`), which the record has no
@@ -302,6 +302,21 @@ impl DieQueues {
 
     /// What the policy sees of die `d` (its mask must be non-zero); the heads' arrival
     /// numbers only when `arrivals`.
+    /// Per class: the waits so far, at `now`, of the transactions in its queues on all dies.
+    pub fn open_waits(&self, slab: &Slab, now: u64) -> [u128; CLASSES] {
+        let mut open = [0u128; CLASSES];
+        for q in &self.q {
+            for c in Class::ALL {
+                let mut i = q[c as usize].head;
+                while i != NONE {
+                    open[c as usize] += (now - slab[i].ready) as u128;
+                    i = slab[i].next;
+                }
+            }
+        }
+        open
+    }
+
     #[inline]
     pub fn candidates(&self, slab: &Slab, d: u32, urgent: bool, arrivals: bool) -> Candidates {
         let mask = self.mask[d as usize];

@@ -3,19 +3,21 @@
 //!
 //! Everything is integrated on the state changes the engine makes anyway (a queue grows or
 //! shrinks, a die starts or stops), so keeping the counters is O(1) per change and a snapshot
-//! is exact as of the engine's clock.
+//! is exact as of the engine's clock. The queue-depth integral is kept by Little's law: the
+//! integral over time of a queue's length is the sum of the times its entries waited in it,
+//! so each dequeue adds its record's wait (an add, where integrating the length at each change
+//! took a multiply at both ends of every wait), and a snapshot adds the waits still open.
 
 use super::policy::{Class, CLASSES};
 
 /// Counters the engine updates as it goes.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Counters {
-    /// Per class: integral over time of the length of its queues on all dies together
-    /// (length x ns), that length now, and when it last changed. The mean depth is the
-    /// dies' together, so one integral per class is kept, not one per die.
+    /// Per class: the waits (ns) of the transactions that have left its queues on all dies
+    /// together: with the waits of those still queued, the integral over time of the length
+    /// of those queues (length x ns). The mean depth is the dies' together, so one integral
+    /// per class is kept, not one per die.
     depth_area: [u128; CLASSES],
-    depth_total: [u64; CLASSES],
-    depth_since: [u64; CLASSES],
     /// Per (die, class): its largest queue.
     depth_max: Vec<[u32; CLASSES]>,
     /// The most of each class that waited on any one die since the time series' last row
@@ -42,8 +44,6 @@ impl Counters {
     pub fn new(dies: usize, channels: usize) -> Self {
         Counters {
             depth_area: [0; CLASSES],
-            depth_total: [0; CLASSES],
-            depth_since: [0; CLASSES],
             depth_max: vec![[0; CLASSES]; dies],
             interval_max: [0; CLASSES],
             die_busy: vec![0; dies],
@@ -60,15 +60,18 @@ impl Counters {
         }
     }
 
-    /// Die `d`'s class `c` queue is about to change from `old` to `new` entries at `now`.
+    /// A transaction joins die `d`'s class `c` queue, which then holds `len`.
     #[inline]
-    pub fn depth(&mut self, d: u32, c: Class, old: u32, new: u32, now: u64) {
+    pub fn joined(&mut self, d: u32, c: Class, len: u32) {
         let (d, c) = (d as usize, c as usize);
-        self.depth_area[c] += self.depth_total[c] as u128 * (now - self.depth_since[c]) as u128;
-        self.depth_since[c] = now;
-        self.depth_total[c] = self.depth_total[c] + new as u64 - old as u64;
-        self.depth_max[d][c] = self.depth_max[d][c].max(new);
-        self.interval_max[c] = self.interval_max[c].max(new);
+        self.depth_max[d][c] = self.depth_max[d][c].max(len);
+        self.interval_max[c] = self.interval_max[c].max(len);
+    }
+
+    /// A transaction leaves a class `c` queue after waiting `waited` ns in it.
+    #[inline]
+    pub fn left(&mut self, c: Class, waited: u64) {
+        self.depth_area[c as usize] += waited as u128;
     }
 
     /// The most of each class that waited on any one die since the last call (or the start),
@@ -78,11 +81,12 @@ impl Counters {
         std::mem::replace(&mut self.interval_max, longest)
     }
 
-    /// The queue-depth figures as of `now`.
-    pub fn depth_stats(&self, now: u64) -> [DepthStats; CLASSES] {
+    /// The queue-depth figures as of `now`; `open[c]`: the waits so far of the transactions
+    /// in class `c` queues now.
+    pub fn depth_stats(&self, now: u64, open: [u128; CLASSES]) -> [DepthStats; CLASSES] {
         Class::ALL.map(|c| {
             let ci = c as usize;
-            let area = self.depth_area[ci] + self.depth_total[ci] as u128 * (now - self.depth_since[ci]) as u128;
+            let area = self.depth_area[ci] + open[ci];
             let max = self.depth_max.iter().map(|m| m[ci]).max().unwrap_or(0);
             DepthStats { mean: if now == 0 { 0.0 } else { area as f64 / now as f64 }, max }
         })

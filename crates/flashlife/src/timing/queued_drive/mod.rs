@@ -372,7 +372,12 @@ impl QueuedScheduler {
                 self.counts.host_wait_on_erase_ns += c.finish - w.since;
             }
             w.ready = w.ready.max(c.finish);
-            self.dispatch(w, NO_TOKEN);
+            if w.then == NO_TOKEN {
+                // Nothing more to wait for (`dispatch` would send it too), the common case.
+                self.send(&w.tx, w.costs, w.ready, w.id);
+            } else {
+                self.dispatch(w, NO_TOKEN);
+            }
             p = next;
         }
         let mut w = t.waiters;
