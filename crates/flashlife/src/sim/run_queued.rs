@@ -107,16 +107,14 @@ impl Simulator {
     /// FTL what the work is; neither calls the other for it (the timing layer does not know
     /// the FTL), so the loop, above both, passes the question on.
     pub(super) fn feed_background(&mut self) {
-        loop {
-            let Some(ev) = self.ftl.scheduler_mut().events() else { return };
-            let now = ev.now();
-            let Some(die) = ev.background_wanted() else { return };
+        let Some(ev) = self.ftl.scheduler_mut().events() else { return };
+        let (mut now, mut wanted) = (ev.now(), ev.background_wanted());
+        while let Some(die) = wanted {
             // The scheduler's clock: the step's work waits for nothing earlier.
-            let now = Done::at(now);
-            let more = self.ftl.step_cleaning(die, now);
-            if let Some(ev) = self.ftl.scheduler_mut().events() {
-                ev.background_stepped(die, more);
-            }
+            let more = self.ftl.step_cleaning(die, Done::at(now));
+            let Some(ev) = self.ftl.scheduler_mut().events() else { return };
+            ev.background_stepped(die, more);
+            (now, wanted) = (ev.now(), ev.background_wanted());
         }
     }
 
