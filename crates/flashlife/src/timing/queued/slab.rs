@@ -300,9 +300,9 @@ impl DieQueues {
         self.mask[d as usize]
     }
 
-    /// What the policy sees of die `d` (its mask must be non-zero); the heads' arrival
-    /// numbers only when `arrivals`.
     /// Per class: the waits so far, at `now`, of the transactions in its queues on all dies.
+    /// A walk over every queued transaction: for snapshots (a time-series row, the summary),
+    /// never per operation.
     pub fn open_waits(&self, slab: &Slab, now: u64) -> [u128; CLASSES] {
         let mut open = [0u128; CLASSES];
         for q in &self.q {
@@ -317,6 +317,8 @@ impl DieQueues {
         open
     }
 
+    /// What the policy sees of die `d` (its mask must be non-zero); the heads' arrival
+    /// numbers only when `arrivals`.
     #[inline]
     pub fn candidates(&self, slab: &Slab, d: u32, urgent: bool, arrivals: bool) -> Candidates {
         let mask = self.mask[d as usize];
