@@ -237,7 +237,7 @@ impl QueuedScheduler {
             // Nothing to wait for (and so no second dependency): straight to the engine.
             self.send(tx, costs, ready, id);
         } else {
-            self.dispatch(
+            self.park(
                 Parked { tx: *tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE },
                 dep,
             );
@@ -289,7 +289,12 @@ impl QueuedScheduler {
         let tx = Transaction { op: Op::Join, ..Transaction::host(0) };
         let id = self.tokens.push(Tok { background, ..Tok::pending(value, die, self.urgency[die as usize].epoch) });
         let costs = Costs::default();
-        self.dispatch(Parked { tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE }, dep);
+        let p = Parked { tx, costs, id, ready, then, since: now, host_on_background: false, next: NONE };
+        if dep == NO_TOKEN {
+            self.release(p);
+        } else {
+            self.park(p, dep);
+        }
         Done::named(value, id)
     }
 
@@ -303,18 +308,23 @@ impl QueuedScheduler {
         self.engine.submit_costed(tx, costs, ready, id as u32, high);
     }
 
-    /// Send `p` to the engine, or park it on `dep` (then on its second dependency). `dep` is
-    /// `NO_TOKEN` or pending (callers name only what they found pending).
-    fn dispatch(&mut self, mut p: Parked, mut dep: u64) {
-        debug_assert!(dep == NO_TOKEN || self.pending(dep));
-        if dep == NO_TOKEN {
-            if p.then != NO_TOKEN && self.pending(p.then) {
-                dep = std::mem::replace(&mut p.then, NO_TOKEN);
-            } else {
-                self.send(&p.tx, p.costs, p.ready, p.id);
-                return;
-            }
+    /// `p` waits for nothing more, or for its second dependency only (its first has finished,
+    /// or it had none): park it on that if it is pending, otherwise send it to the engine.
+    /// Inlined: it runs for each released transaction (0.15% fewer instructions than a call).
+    #[inline(always)]
+    fn release(&mut self, mut p: Parked) {
+        if p.then != NO_TOKEN && self.pending(p.then) {
+            let dep = std::mem::replace(&mut p.then, NO_TOKEN);
+            self.park(p, dep);
+        } else {
+            self.send(&p.tx, p.costs, p.ready, p.id);
         }
+    }
+
+    /// Park `p` on `dep`, pending (callers name only what they found pending), until it
+    /// finishes.
+    fn park(&mut self, mut p: Parked, dep: u64) {
+        debug_assert!(self.pending(dep));
         let now = self.engine.now();
         p.since = now;
         // Host work held up by background work: the drive has run out of erased blocks on
@@ -327,8 +337,7 @@ impl QueuedScheduler {
             self.urgency[die as usize].holds += 1;
             self.reconsider(die);
         }
-        let t = self.tokens.get_mut(dep);
-        p.next = t.parked;
+        p.next = self.tokens.get(dep).parked;
         self.tokens.get_mut(dep).parked = self.parked.alloc(p);
     }
 
@@ -372,12 +381,7 @@ impl QueuedScheduler {
                 self.counts.host_wait_on_erase_ns += c.finish - w.since;
             }
             w.ready = w.ready.max(c.finish);
-            if w.then == NO_TOKEN {
-                // Nothing more to wait for (`dispatch` would send it too), the common case.
-                self.send(&w.tx, w.costs, w.ready, w.id);
-            } else {
-                self.dispatch(w, NO_TOKEN);
-            }
+            self.release(w);
             p = next;
         }
         let mut w = t.waiters;
